@@ -1,0 +1,2 @@
+/** Rules, matchers and faults. */
+package dev.mcpchaos.rules;

@@ -1,0 +1,428 @@
+package dev.mcpchaos.core.codec.jsonrpc;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.async.ByteArrayFeeder;
+import dev.mcpchaos.core.frame.Envelope;
+import io.netty.buffer.ByteBuf;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Pulls the JSON-RPC envelope ({@code jsonrpc}, {@code id}, {@code method}, {@code params.name},
+ * whether {@code result} or {@code error} is present) out of one message, in one incremental pass
+ * over jackson-core's non-blocking parser. No tree is built and nothing else is kept.
+ *
+ * <p>Usage: {@link #sniff(ByteBuf)} for a message that is whole in memory, or {@link #feed(ByteBuf)}
+ * any number of times followed by {@link #finish()} for one that arrives in pieces (an HTTP body).
+ * The bytes may be split anywhere, even inside a UTF-8 sequence.
+ *
+ * <p>Malformed input is a result, never an exception: the envelope is
+ * {@link dev.mcpchaos.core.frame.MessageKind#MALFORMED} with a reason. Whitespace-only input is
+ * {@link dev.mcpchaos.core.frame.MessageKind#BLANK}.
+ *
+ * <p>One instance serves one stream of messages and is not thread-safe. It keeps its parser from
+ * one message to the next while messages end cleanly, so the common path allocates little more
+ * than the strings it returns. No limits on string length, nesting or number length are applied
+ * here: the framer in front of it bounds the size of a message.
+ */
+public final class EnvelopeSniffer {
+
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .maxNumberLength(Integer.MAX_VALUE)
+                    .maxNestingDepth(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE)
+                    .maxDocumentLength(-1)
+                    .build())
+            .build();
+
+    /** Which top-level member the next value belongs to. */
+    private enum Member { NONE, JSONRPC, ID, METHOD, RESULT, ERROR, PARAMS, PARAMS_NAME }
+
+    private JsonParser parser;
+    private byte[] scratch = new byte[0];
+
+    // State of the message being sniffed.
+    private int depth;
+    private boolean started;
+    private boolean complete;
+    private boolean scalarRoot;
+    private boolean checkedTrailing;
+    private boolean sawContent;
+    private boolean batch;
+    private String failure;
+    private final List<Envelope> batchElements = new ArrayList<>();
+
+    // State of the object being captured (the root object, or the current element of a batch).
+    private int objectDepth; // depth at which the captured object's members sit; 0 when none
+    private Member pending = Member.NONE;
+    private String jsonrpc;
+    private boolean hasId;
+    private Object id;
+    private String method;
+    private String paramsName;
+    private boolean hasResult;
+    private boolean hasError;
+    private boolean inParams;
+
+    /** Sniffs one whole message. Equivalent to {@code feed(message)} then {@code finish()}. */
+    public Envelope sniff(ByteBuf message) {
+        feed(message);
+        return finish();
+    }
+
+    /** Feeds the next piece of the current message. Does not change the buffer's indexes. */
+    public void feed(ByteBuf piece) {
+        if (failure != null || !piece.isReadable()) {
+            return;
+        }
+        if (piece.hasArray()) {
+            int start = piece.arrayOffset() + piece.readerIndex();
+            feed(piece.array(), start, start + piece.readableBytes());
+        } else {
+            // Direct or composite buffer: copy through a bounded scratch array.
+            int index = piece.readerIndex();
+            int end = piece.writerIndex();
+            while (index < end && failure == null) {
+                int n = Math.min(end - index, 8192);
+                if (scratch.length < n) {
+                    scratch = new byte[8192];
+                }
+                piece.getBytes(index, scratch, 0, n);
+                feed(scratch, 0, n);
+                index += n;
+            }
+        }
+    }
+
+    /** Feeds {@code bytes[start, end)} of the current message. */
+    public void feed(byte[] bytes, int start, int end) {
+        if (failure != null || start >= end) {
+            return;
+        }
+        if (!sawContent) {
+            sawContent = indexOfContent(bytes, start, end) >= 0;
+        }
+        if (complete) {
+            rejectTrailing(bytes, start, end);
+            return;
+        }
+        try {
+            if (parser == null) {
+                parser = FACTORY.createNonBlockingByteArrayParser();
+            }
+            ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).feedInput(bytes, start, end);
+            JsonToken token;
+            while ((token = parser.nextToken()) != JsonToken.NOT_AVAILABLE && token != null) {
+                onToken(token);
+                if (failure != null) {
+                    return;
+                }
+                if (complete && !checkedTrailing) {
+                    // Whatever follows the root in this piece must be whitespace. A token there
+                    // fails below; a trailing number or literal the parser would hold back,
+                    // waiting for more, so the last non-blank byte must be the root's closing one.
+                    checkedTrailing = true;
+                    int last = lastContentByte(bytes, start, end);
+                    if (last != '}' && last != ']') {
+                        fail("unexpected data after the end of the JSON value");
+                        return;
+                    }
+                }
+            }
+        } catch (JsonProcessingException e) {
+            fail(e.getOriginalMessage());
+        } catch (IOException e) {
+            fail(String.valueOf(e.getMessage()));
+        }
+    }
+
+    private void rejectTrailing(byte[] bytes, int from, int end) {
+        if (indexOfContent(bytes, from, end) >= 0) {
+            fail("unexpected data after the end of the JSON value");
+        }
+    }
+
+    private static int lastContentByte(byte[] bytes, int start, int end) {
+        for (int i = end - 1; i >= start; i--) {
+            byte b = bytes[i];
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+                return b;
+            }
+        }
+        return -1;
+    }
+
+    private static int indexOfContent(byte[] bytes, int from, int end) {
+        for (int i = from; i < end; i++) {
+            byte b = bytes[i];
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Ends the current message and returns its envelope; the sniffer is then ready for the next. */
+    public Envelope finish() {
+        Envelope result;
+        if (failure != null) {
+            result = Envelope.malformed(failure);
+        } else if (!started) {
+            result = sawContent ? finishScalarRoot() : Envelope.blank();
+        } else if (!complete) {
+            result = Envelope.malformed("unexpected end of message inside a JSON "
+                    + (batch ? "array" : "object"));
+            discardParser();
+        } else if (scalarRoot) {
+            result = finishScalarRoot();
+        } else if (batch) {
+            result = Envelope.ofBatch(batchElements);
+        } else {
+            result = Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError);
+        }
+        resetMessage();
+        return result;
+    }
+
+    private void onToken(JsonToken token) throws IOException {
+        if (complete) {
+            fail("unexpected data after the end of the JSON value: " + describe(token));
+            return;
+        }
+        switch (token) {
+            case START_OBJECT:
+                depth++;
+                if (!started) {
+                    started = true;
+                    beginObject(1);
+                } else if (batch && depth == 2) {
+                    beginObject(2);
+                } else {
+                    onStructValue();
+                    if (pendingWasParams(depth)) {
+                        inParams = true;
+                    }
+                }
+                break;
+            case START_ARRAY:
+                depth++;
+                if (!started) {
+                    started = true;
+                    batch = true;
+                } else if (batch && depth == 2) {
+                    batchElements.add(Envelope.ofOther());
+                } else {
+                    onStructValue();
+                }
+                break;
+            case END_OBJECT:
+                if (objectDepth != 0 && depth == objectDepth) {
+                    if (batch) {
+                        batchElements.add(Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError));
+                    }
+                    objectDepth = batch ? 0 : objectDepth;
+                } else if (inParams && depth == objectDepth + 1) {
+                    inParams = false;
+                }
+                depth--;
+                completeIfRoot();
+                break;
+            case END_ARRAY:
+                depth--;
+                completeIfRoot();
+                break;
+            case FIELD_NAME:
+                onFieldName(parser.currentName());
+                break;
+            default:
+                onScalar(token);
+                break;
+        }
+    }
+
+    private void beginObject(int membersDepth) {
+        objectDepth = membersDepth;
+        pending = Member.NONE;
+        jsonrpc = null;
+        hasId = false;
+        id = null;
+        method = null;
+        paramsName = null;
+        hasResult = false;
+        hasError = false;
+        inParams = false;
+    }
+
+    private void onFieldName(String name) {
+        if (objectDepth != 0 && depth == objectDepth) {
+            switch (name) {
+                case "jsonrpc": pending = Member.JSONRPC; break;
+                case "id": pending = Member.ID; break;
+                case "method": pending = Member.METHOD; break;
+                case "result": pending = Member.RESULT; break;
+                case "error": pending = Member.ERROR; break;
+                case "params": pending = Member.PARAMS; break;
+                default: pending = Member.NONE; break;
+            }
+        } else if (inParams && depth == objectDepth + 1) {
+            pending = "name".equals(name) ? Member.PARAMS_NAME : Member.NONE;
+        }
+    }
+
+    /** A container started as a member value: it can only be result, error or params. */
+    private void onStructValue() {
+        if (objectDepth == 0 || depth != objectDepth + 1) {
+            return;
+        }
+        if (pending == Member.RESULT) {
+            hasResult = true;
+        } else if (pending == Member.ERROR) {
+            hasError = true;
+        } else if (pending == Member.ID) {
+            hasId = true; // an object or array id is not valid JSON-RPC; keep it visible as "present"
+        }
+    }
+
+    private boolean pendingWasParams(int currentDepth) {
+        boolean params = pending == Member.PARAMS && objectDepth != 0 && currentDepth == objectDepth + 1;
+        pending = Member.NONE;
+        return params;
+    }
+
+    private void onScalar(JsonToken token) throws IOException {
+        if (!started) {
+            // A bare string or literal at the root: well-formed, but not a message.
+            started = true;
+            complete = true;
+            scalarRoot = true;
+            checkedTrailing = true; // judged at finish(), where the parser is dropped
+            return;
+        }
+        if (batch && depth == 1) {
+            batchElements.add(Envelope.ofOther());
+            return;
+        }
+        if (objectDepth != 0 && depth == objectDepth) {
+            switch (pending) {
+                case JSONRPC:
+                    jsonrpc = token == JsonToken.VALUE_STRING ? parser.getText() : null;
+                    break;
+                case ID:
+                    hasId = true;
+                    id = idValue(token);
+                    break;
+                case METHOD:
+                    method = token == JsonToken.VALUE_STRING ? parser.getText() : null;
+                    break;
+                case RESULT:
+                    hasResult = true;
+                    break;
+                case ERROR:
+                    hasError = true;
+                    break;
+                default:
+                    break;
+            }
+            pending = Member.NONE;
+        } else if (inParams && depth == objectDepth + 1) {
+            if (pending == Member.PARAMS_NAME && token == JsonToken.VALUE_STRING) {
+                paramsName = parser.getText();
+            }
+            pending = Member.NONE;
+        }
+    }
+
+    private Object idValue(JsonToken token) throws IOException {
+        switch (token) {
+            case VALUE_STRING:
+                return parser.getText();
+            case VALUE_NUMBER_INT:
+                if (parser.getNumberType() == JsonParser.NumberType.INT
+                        || parser.getNumberType() == JsonParser.NumberType.LONG) {
+                    return parser.getLongValue();
+                }
+                return new BigDecimal(parser.getText());
+            case VALUE_NUMBER_FLOAT:
+                return new BigDecimal(parser.getText());
+            default:
+                return null;
+        }
+    }
+
+    private void completeIfRoot() {
+        if (depth == 0) {
+            complete = true;
+        }
+    }
+
+    /**
+     * A root number such as {@code 42} cannot be told complete until the input ends: the parser
+     * may still be waiting for more digits. Ending the input settles it, and costs the parser.
+     */
+    private Envelope finishScalarRoot() {
+        if (parser == null) {
+            return Envelope.malformed("malformed JSON");
+        }
+        try {
+            ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).endOfInput();
+            JsonToken token = parser.nextToken();
+            JsonToken after = token == null ? null : parser.nextToken();
+            discardParser();
+            if (token == null) {
+                return Envelope.malformed("malformed JSON");
+            }
+            return after == null ? Envelope.ofOther() : Envelope.malformed("more than one JSON value");
+        } catch (JsonProcessingException e) {
+            discardParser();
+            return Envelope.malformed(e.getOriginalMessage());
+        } catch (IOException e) {
+            discardParser();
+            return Envelope.malformed(String.valueOf(e.getMessage()));
+        }
+    }
+
+    private void fail(String reason) {
+        failure = reason == null ? "malformed JSON" : reason;
+        discardParser();
+    }
+
+    private void discardParser() {
+        if (parser != null) {
+            try {
+                parser.close();
+            } catch (IOException ignored) {
+                // closing an in-memory parser does not fail
+            }
+            parser = null;
+        }
+    }
+
+    private void resetMessage() {
+        if (started && !complete) {
+            discardParser();
+        }
+        depth = 0;
+        started = false;
+        complete = false;
+        scalarRoot = false;
+        checkedTrailing = false;
+        sawContent = false;
+        batch = false;
+        failure = null;
+        batchElements.clear();
+        beginObject(0);
+    }
+
+    private static String describe(JsonToken token) {
+        return token.asString() != null ? "'" + token.asString() + "'" : token.name().toLowerCase();
+    }
+}

@@ -1,0 +1,117 @@
+package dev.mcpchaos.core.codec.line;
+
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+
+/**
+ * Turns a stream of bytes carrying newline-delimited JSON-RPC into {@link Frame}s: a
+ * {@link LineFramer} followed by an {@link EnvelopeSniffer}. Every frame is original: its
+ * {@link Frame#wire()} is the line with its delimiter, exactly as read.
+ *
+ * <p>Lines longer than the limit (default 16 MiB) are discarded, counted in
+ * {@link #oversizedLines()} and logged with their size and direction; decoding goes on. At the end
+ * of the input an unterminated last line is still passed on.
+ *
+ * <p>The same steps serve the Netty pipeline (this handler) and the stdio transport's pumps
+ * ({@link #decode}).
+ */
+public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(LineFrameDecoder.class);
+
+    private final Direction direction;
+    private final LineFramer framer;
+    private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
+    private long sequence;
+    private long oversizedLines;
+
+    public LineFrameDecoder(Direction direction, LineFramer framer) {
+        this.direction = Objects.requireNonNull(direction, "direction");
+        this.framer = Objects.requireNonNull(framer, "framer");
+    }
+
+    /** Receives decoded frames. */
+    @FunctionalInterface
+    public interface FrameConsumer {
+        /** Takes ownership of the frame. */
+        void accept(Frame frame);
+    }
+
+    /** Decodes a chunk; takes ownership of it. Frames go to {@code out} in order. */
+    public void decode(ByteBuf chunk, FrameConsumer out) {
+        framer.feed(chunk, listener(out));
+    }
+
+    /** The input ended: passes on an unterminated last line and releases what is held. */
+    public void finish(FrameConsumer out) {
+        framer.finish(listener(out));
+        framer.close();
+    }
+
+    /** How many lines were discarded for being over the limit. */
+    public long oversizedLines() {
+        return oversizedLines;
+    }
+
+    /** How many frames were decoded. */
+    public long frames() {
+        return sequence;
+    }
+
+    public Direction direction() {
+        return direction;
+    }
+
+    private LineFramer.Listener listener(FrameConsumer out) {
+        return new LineFramer.Listener() {
+            @Override
+            public void onLine(ByteBuf line, int contentLength) {
+                Envelope envelope;
+                if (line.hasArray()) {
+                    int start = line.arrayOffset() + line.readerIndex();
+                    sniffer.feed(line.array(), start, start + contentLength);
+                    envelope = sniffer.finish();
+                } else {
+                    envelope = sniffer.sniff(line.slice(line.readerIndex(), contentLength));
+                }
+                out.accept(Frame.original(line, contentLength, envelope, direction, sequence++));
+            }
+
+            @Override
+            public void onOversizedLine(long length) {
+                oversizedLines++;
+                log.warn("{}: discarded a line of {} bytes, over the limit of {} bytes; relaying goes on",
+                        direction.arrow(), length, framer.maxLineLength());
+            }
+        };
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf) {
+            decode((ByteBuf) msg, ctx::fireChannelRead);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        finish(ctx::fireChannelRead);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        framer.close();
+    }
+}

@@ -1,0 +1,195 @@
+package dev.mcpchaos.core.codec.line;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.Objects;
+
+/**
+ * Splits a byte stream into newline-delimited lines, the framing of MCP's stdio transport.
+ *
+ * <p>Each line is handed on with its delimiter ({@code \n}, or {@code \r\n}, which is tolerated),
+ * so the bytes can leave exactly as they came. A line that lies whole inside one chunk is a
+ * retained slice of that chunk, not a copy; only a line split across chunks is gathered into a
+ * buffer of its own.
+ *
+ * <p><b>Limit.</b> A line whose content (delimiter excluded) is longer than
+ * {@code maxLineLength} (default {@value #DEFAULT_MAX_LINE_LENGTH} bytes, 16 MiB) is never held
+ * in memory whole: its bytes are discarded up to the next newline, then
+ * {@link Listener#onOversizedLine} reports its length, and framing goes on with the next line.
+ *
+ * <p>Not thread-safe: one instance per stream.
+ */
+public final class LineFramer implements AutoCloseable {
+
+    /** Default maximum length of a line's content, in bytes: 16 MiB. */
+    public static final int DEFAULT_MAX_LINE_LENGTH = 16 * 1024 * 1024;
+
+    /** Receives what the framer finds. */
+    public interface Listener {
+        /**
+         * A complete line.
+         *
+         * @param line the line and its delimiter (none for an unterminated last line at end of
+         *             stream); ownership passes to the listener
+         * @param contentLength the number of leading bytes that are the line without delimiter
+         */
+        void onLine(ByteBuf line, int contentLength);
+
+        /** A line longer than the limit was discarded; {@code length} excludes its delimiter. */
+        void onOversizedLine(long length);
+    }
+
+    private final int maxLineLength;
+    private final ByteBufAllocator alloc;
+    private ByteBuf partial;
+    private boolean discarding;
+    private long discardedLength;
+    private boolean discardedEndsWithCr; // whether the last byte discarded so far is '\r'
+
+    public LineFramer(ByteBufAllocator alloc) {
+        this(DEFAULT_MAX_LINE_LENGTH, alloc);
+    }
+
+    /** @param maxLineLength the longest line content kept, in bytes; at least 1 */
+    public LineFramer(int maxLineLength, ByteBufAllocator alloc) {
+        if (maxLineLength < 1 || maxLineLength > Integer.MAX_VALUE - 2) {
+            throw new IllegalArgumentException("maxLineLength: " + maxLineLength + " (expected: 1.."
+                    + (Integer.MAX_VALUE - 2) + ")");
+        }
+        this.maxLineLength = maxLineLength;
+        this.alloc = Objects.requireNonNull(alloc, "alloc");
+    }
+
+    public int maxLineLength() {
+        return maxLineLength;
+    }
+
+    /** Frames the next chunk of the stream. Takes ownership of {@code chunk} and releases it. */
+    public void feed(ByteBuf chunk, Listener listener) {
+        try {
+            while (chunk.isReadable()) {
+                int start = chunk.readerIndex();
+                int end = chunk.writerIndex();
+                int lf = chunk.indexOf(start, end, (byte) '\n');
+                if (discarding) {
+                    if (lf < 0) {
+                        discardedLength += end - start;
+                        discardedEndsWithCr = chunk.getByte(end - 1) == '\r';
+                        chunk.readerIndex(end);
+                        return;
+                    }
+                    // The reported length excludes the delimiter, '\r' included, wherever the cut fell.
+                    boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r' : discardedEndsWithCr;
+                    discardedLength += lf - start - (cr ? 1 : 0);
+                    chunk.readerIndex(lf + 1);
+                    endDiscard(listener);
+                    continue;
+                }
+                if (lf < 0) {
+                    keepPartial(chunk, start, end);
+                    return;
+                }
+                ByteBuf line;
+                if (partial == null) {
+                    line = chunk.retainedSlice(start, lf + 1 - start);
+                } else {
+                    if (partial.readableBytes() + (long) (lf - start) > maxLineLength + 1L) {
+                        // The line overflows only with its last piece: report it whole.
+                        boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r'
+                                : partial.getByte(partial.writerIndex() - 1) == '\r';
+                        discardedLength = partial.readableBytes() + (long) (lf - start) - (cr ? 1 : 0);
+                        releasePartial();
+                        chunk.readerIndex(lf + 1);
+                        endDiscard(listener);
+                        continue;
+                    }
+                    line = partial.writeBytes(chunk, start, lf + 1 - start);
+                    partial = null;
+                }
+                chunk.readerIndex(lf + 1);
+                emit(line, listener);
+            }
+        } finally {
+            chunk.release();
+        }
+    }
+
+    /**
+     * The stream ended: hands on an unterminated last line, if any, and reports a line that was
+     * being discarded. The framer can be reused afterwards.
+     */
+    public void finish(Listener listener) {
+        if (discarding) {
+            endDiscard(listener);
+        } else if (partial != null) {
+            ByteBuf line = partial;
+            partial = null;
+            int length = line.readableBytes();
+            if (length > maxLineLength) {
+                // Kept with one byte of slack for a '\r' that, without a newline, is content.
+                line.release();
+                listener.onOversizedLine(length);
+                return;
+            }
+            listener.onLine(line, length);
+        }
+    }
+
+    /** Releases a partially gathered line. */
+    @Override
+    public void close() {
+        releasePartial();
+        discarding = false;
+        discardedLength = 0;
+        discardedEndsWithCr = false;
+    }
+
+    private void emit(ByteBuf line, Listener listener) {
+        int length = line.readableBytes();
+        int contentLength = length - 1;
+        if (contentLength > 0 && line.getByte(line.readerIndex() + contentLength - 1) == '\r') {
+            contentLength--;
+        }
+        if (contentLength > maxLineLength) {
+            line.release();
+            listener.onOversizedLine(contentLength);
+            return;
+        }
+        listener.onLine(line, contentLength);
+    }
+
+    private void keepPartial(ByteBuf chunk, int start, int end) {
+        int have = partial == null ? 0 : partial.readableBytes();
+        // One byte of slack for a '\r' that may belong to the delimiter.
+        if (have + (long) (end - start) > maxLineLength + 1L) {
+            discarding = true;
+            discardedLength = have + (long) (end - start);
+            discardedEndsWithCr = chunk.getByte(end - 1) == '\r';
+            releasePartial();
+        } else {
+            if (partial == null) {
+                // Never above the maximum capacity, which is below 256 for a small limit.
+                int initialCapacity = (int) Math.min(Math.max(256L, 2L * (end - start)), maxLineLength + 2L);
+                partial = alloc.heapBuffer(initialCapacity, maxLineLength + 2);
+            }
+            partial.writeBytes(chunk, start, end - start);
+        }
+        chunk.readerIndex(end);
+    }
+
+    private void endDiscard(Listener listener) {
+        long length = discardedLength;
+        discarding = false;
+        discardedLength = 0;
+        discardedEndsWithCr = false;
+        listener.onOversizedLine(length);
+    }
+
+    private void releasePartial() {
+        if (partial != null) {
+            partial.release();
+            partial = null;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.mcpchaos.core.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.ReferenceCounted;
+
+import java.util.Objects;
+
+/**
+ * One JSON-RPC message on its way through the proxy: its bytes, its {@link Envelope} and its
+ * {@link Direction}.
+ *
+ * <p>A frame read off the wire is <em>original</em>: {@link #wire()} holds exactly the bytes that
+ * arrived, framing included (for a stdio line, the line and its {@code \n} or {@code \r\n}), as a
+ * retained slice of the read buffer, not a copy. When no interceptor touches the frame, exactly
+ * those bytes leave the proxy. A frame made by a fault ({@link #synthesized}) has only its
+ * message; the transport frames it on the way out.
+ *
+ * <p>Reference counted: whoever holds a frame last releases it (forwarding hands it on, dropping
+ * releases it).
+ */
+public final class Frame extends AbstractReferenceCounted {
+
+    private final ByteBuf wire;
+    private ByteBuf content; // made on first use: most frames are written out without it
+    private final int contentLength;
+    private final boolean original;
+    private final Envelope envelope;
+    private final Direction direction;
+    private final long sequence;
+    private Envelope answers;
+
+    private Frame(ByteBuf wire, ByteBuf content, int contentLength, boolean original, Envelope envelope,
+                  Direction direction, long sequence) {
+        this.wire = wire;
+        this.content = content;
+        this.contentLength = contentLength;
+        this.original = original;
+        this.envelope = Objects.requireNonNull(envelope, "envelope");
+        this.direction = Objects.requireNonNull(direction, "direction");
+        this.sequence = sequence;
+    }
+
+    /**
+     * A frame read off the wire.
+     *
+     * @param wire the exact bytes read, framing included; ownership passes to the frame
+     * @param contentLength how many leading bytes of {@code wire} are the message itself
+     * @param sequence the frame's number within its direction, from 0
+     */
+    public static Frame original(ByteBuf wire, int contentLength, Envelope envelope, Direction direction,
+                                 long sequence) {
+        Objects.requireNonNull(wire, "wire");
+        if (contentLength < 0 || contentLength > wire.readableBytes()) {
+            throw new IllegalArgumentException("contentLength: " + contentLength + " (expected: 0.."
+                    + wire.readableBytes() + ")");
+        }
+        return new Frame(wire, contentLength == wire.readableBytes() ? wire : null, contentLength, true, envelope,
+                direction, sequence);
+    }
+
+    /**
+     * A frame made inside the proxy (a replacement, an injected error, a duplicate's copy).
+     *
+     * @param content the message bytes without framing; ownership passes to the frame
+     */
+    public static Frame synthesized(ByteBuf content, Envelope envelope, Direction direction, long sequence) {
+        Objects.requireNonNull(content, "content");
+        return new Frame(content, content, content.readableBytes(), false, envelope, direction, sequence);
+    }
+
+    /** The exact bytes read off the wire, framing included; for a synthesized frame, the content. */
+    public ByteBuf wire() {
+        return wire;
+    }
+
+    /** The JSON-RPC message alone (no delimiter, no SSE field prefixes). A view: do not release it. */
+    public ByteBuf content() {
+        if (content == null) {
+            content = wire.slice(wire.readerIndex(), contentLength);
+        }
+        return content;
+    }
+
+    /** The size of {@link #content()} in bytes. */
+    public int contentLength() {
+        return contentLength;
+    }
+
+    /** True when the frame is exactly as it was read, so {@link #wire()} can be written unchanged. */
+    public boolean isOriginal() {
+        return original;
+    }
+
+    public Envelope envelope() {
+        return envelope;
+    }
+
+    public Direction direction() {
+        return direction;
+    }
+
+    /** The frame's number within its direction on its session: 0 for the first frame read. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /**
+     * For a response or error: the envelope of the request it answers, when the proxy saw that
+     * request; otherwise null. Set by the session's {@link dev.mcpchaos.core.session.Correlator}.
+     */
+    public Envelope answers() {
+        return answers;
+    }
+
+    /** Records the request this frame answers. */
+    public void answers(Envelope request) {
+        this.answers = request;
+    }
+
+    /** The method this frame is about: its own, or that of the request it answers. May be null. */
+    public String method() {
+        if (envelope.method() != null) {
+            return envelope.method();
+        }
+        return answers != null ? answers.method() : null;
+    }
+
+    /** The tool this frame is about: its own tools/call name, or that of the request it answers. */
+    public String toolName() {
+        if (envelope.toolName() != null) {
+            return envelope.toolName();
+        }
+        return answers != null ? answers.toolName() : null;
+    }
+
+    /**
+     * A new synthesized frame with other content, the same direction, sequence and correlation.
+     * This frame is left as it is: the caller releases it when done.
+     */
+    public Frame withContent(ByteBuf newContent, Envelope newEnvelope) {
+        Frame copy = synthesized(newContent, newEnvelope, direction, sequence);
+        copy.answers = answers;
+        return copy;
+    }
+
+    @Override
+    protected void deallocate() {
+        wire.release();
+    }
+
+    @Override
+    public ReferenceCounted touch(Object hint) {
+        wire.touch(hint);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "Frame(" + direction.arrow() + " #" + sequence + ' ' + envelope
+                + (answers != null ? " answers " + answers.method() : "")
+                + ", " + contentLength + " B" + (original ? "" : ", synthesized") + ')';
+    }
+}

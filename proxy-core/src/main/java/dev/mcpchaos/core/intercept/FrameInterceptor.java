@@ -1,0 +1,29 @@
+package dev.mcpchaos.core.intercept;
+
+import dev.mcpchaos.core.frame.Frame;
+
+/**
+ * Sees every frame that passes the proxy, in both directions, and decides what becomes of it.
+ * Faults, metrics, the event log and the recorder are interceptors.
+ *
+ * <h2>Contract</h2>
+ * For each frame, do exactly one of, now or later:
+ * <ul>
+ *   <li>{@link InterceptorContext#forward forward} it (or a replacement) to the next interceptor;</li>
+ *   <li>{@link InterceptorContext#drop drop} it, which releases it;</li>
+ *   <li>act on the connection through {@link InterceptorContext#connection()} and drop it.</li>
+ * </ul>
+ * Any number of new frames may also be {@link InterceptorContext#emit emitted}, in either
+ * direction (an error back to the sender, a duplicate, a stray line).
+ *
+ * <p>Called on the context's {@link InterceptorContext#executor() executor}, one frame at a
+ * time, in arrival order per direction. Never block: delays are scheduled on that executor,
+ * which tests drive with virtual time. An interceptor that throws before handing the frame on
+ * is logged and the frame is forwarded unchanged: one broken interceptor never loses traffic.
+ */
+@FunctionalInterface
+public interface FrameInterceptor {
+
+    /** Handles one frame; see the class comment for what must become of it. */
+    void onFrame(InterceptorContext ctx, Frame frame);
+}

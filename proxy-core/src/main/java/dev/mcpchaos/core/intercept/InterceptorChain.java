@@ -1,0 +1,206 @@
+package dev.mcpchaos.core.intercept;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.session.Session;
+import dev.mcpchaos.core.transport.TransportKind;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Runs frames of one session through its interceptors, in order, and then out through the sink
+ * of each frame's direction. The session's {@link dev.mcpchaos.core.session.Correlator} sees each
+ * frame before the first interceptor, so rules can match responses by the request they answer.
+ *
+ * <p>Everything happens on one {@link EventExecutor}: calls from other threads hop onto it.
+ * With no interceptors, a frame goes from {@link #process} straight to its sink, untouched.
+ */
+public final class InterceptorChain {
+
+    private static final Logger log = LoggerFactory.getLogger(InterceptorChain.class);
+
+    private final Session session;
+    private final TransportKind transport;
+    private final EventExecutor executor;
+    private final ByteBufAllocator alloc;
+    private final ConnectionControl connection;
+    private final FrameSink toServer;
+    private final FrameSink toClient;
+    private final Position[] positions;
+    private boolean inBatch;
+
+    /**
+     * @param interceptors run in this order for both directions
+     * @param toServer where client-to-server frames leave
+     * @param toClient where server-to-client frames leave
+     */
+    public InterceptorChain(List<? extends FrameInterceptor> interceptors, Session session, TransportKind transport,
+                            EventExecutor executor, ByteBufAllocator alloc, ConnectionControl connection,
+                            FrameSink toServer, FrameSink toClient) {
+        this.session = Objects.requireNonNull(session, "session");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.alloc = Objects.requireNonNull(alloc, "alloc");
+        this.connection = Objects.requireNonNull(connection, "connection");
+        this.toServer = Objects.requireNonNull(toServer, "toServer");
+        this.toClient = Objects.requireNonNull(toClient, "toClient");
+        positions = new Position[interceptors.size()];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = new Position(i, Objects.requireNonNull(interceptors.get(i), "interceptors[" + i + "]"));
+        }
+    }
+
+    public Session session() {
+        return session;
+    }
+
+    public EventExecutor executor() {
+        return executor;
+    }
+
+    /** Takes a frame just read off the wire: correlates it, then runs it through the chain. */
+    public void process(Frame frame) {
+        if (!executor.inEventLoop()) {
+            executor.execute(() -> process(frame));
+            return;
+        }
+        inBatch = true;
+        try {
+            session.correlator().observe(frame);
+            dispatch(0, frame);
+        } finally {
+            inBatch = false;
+            flushSinks();
+        }
+    }
+
+    /**
+     * Takes the frames read in one chunk, in order, and flushes the sinks once after the last:
+     * the writers then send the chunk's frames together.
+     */
+    public void process(List<Frame> frames) {
+        if (!executor.inEventLoop()) {
+            executor.execute(() -> process(frames));
+            return;
+        }
+        inBatch = true;
+        try {
+            for (Frame frame : frames) {
+                session.correlator().observe(frame);
+                dispatch(0, frame);
+            }
+        } finally {
+            inBatch = false;
+            flushSinks();
+        }
+    }
+
+    private void flushSinks() {
+        toServer.flush();
+        toClient.flush();
+    }
+
+    private void dispatch(int index, Frame frame) {
+        if (index >= positions.length) {
+            write(frame);
+            return;
+        }
+        Position position = positions[index];
+        position.handled = false;
+        try {
+            position.interceptor.onFrame(position, frame);
+        } catch (Throwable t) {
+            if (!position.handled && frame.refCnt() > 0) {
+                log.error("interceptor {} failed on {}; forwarding the frame unchanged", position.interceptor, frame, t);
+                dispatch(index + 1, frame);
+            } else {
+                log.error("interceptor {} failed on {}", position.interceptor, frame, t);
+            }
+        }
+    }
+
+    /** Writes out; a frame leaving outside a batch (a delayed one) is flushed at once. */
+    private void write(Frame frame) {
+        FrameSink sink = sinkFor(frame.direction());
+        sink.write(frame);
+        if (!inBatch) {
+            sink.flush();
+        }
+    }
+
+    private FrameSink sinkFor(Direction direction) {
+        return direction == Direction.CLIENT_TO_SERVER ? toServer : toClient;
+    }
+
+    /** The context of one interceptor in this chain. */
+    private final class Position implements InterceptorContext {
+        private final int index;
+        private final FrameInterceptor interceptor;
+        private boolean handled;
+
+        Position(int index, FrameInterceptor interceptor) {
+            this.index = index;
+            this.interceptor = interceptor;
+        }
+
+        @Override
+        public Session session() {
+            return session;
+        }
+
+        @Override
+        public TransportKind transport() {
+            return transport;
+        }
+
+        @Override
+        public EventExecutor executor() {
+            return executor;
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return alloc;
+        }
+
+        @Override
+        public void forward(Frame frame) {
+            handled = true;
+            if (executor.inEventLoop()) {
+                dispatch(index + 1, frame);
+            } else {
+                executor.execute(() -> dispatch(index + 1, frame));
+            }
+        }
+
+        @Override
+        public void emit(Frame frame) {
+            if (executor.inEventLoop()) {
+                write(frame);
+            } else {
+                executor.execute(() -> write(frame));
+            }
+        }
+
+        @Override
+        public void drop(Frame frame) {
+            handled = true;
+            frame.release();
+        }
+
+        @Override
+        public ConnectionControl connection() {
+            return connection;
+        }
+
+        @Override
+        public String toString() {
+            return "InterceptorContext(" + index + ", " + interceptor + ')';
+        }
+    }
+}

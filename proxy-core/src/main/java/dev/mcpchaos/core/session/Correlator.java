@@ -1,0 +1,112 @@
+package dev.mcpchaos.core.session;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Remembers the requests in flight on one session so that a response can be matched to the
+ * method and tool of the request it answers ("responses to tools/call of search_*").
+ *
+ * <p>Each direction is its own id space: the client's ids (its requests travel client to server,
+ * their responses server to client) never meet the server's ({@code sampling/createMessage},
+ * {@code elicitation/create}, {@code roots/list}, {@code ping}). A request whose response never
+ * comes (dropped by a fault, a crashed peer) would otherwise stay forever, so each direction
+ * keeps at most {@link #DEFAULT_MAX_PENDING} requests by default and forgets the oldest first.
+ *
+ * <p>Not thread-safe: used on its session's event loop.
+ */
+public final class Correlator {
+
+    /** Default number of unanswered requests remembered per direction. */
+    public static final int DEFAULT_MAX_PENDING = 10_000;
+
+    private final PendingRequests clientRequests;
+    private final PendingRequests serverRequests;
+    private long evicted;
+
+    public Correlator() {
+        this(DEFAULT_MAX_PENDING);
+    }
+
+    /** @param maxPendingPerDirection how many unanswered requests to remember per direction */
+    public Correlator(int maxPendingPerDirection) {
+        if (maxPendingPerDirection < 1) {
+            throw new IllegalArgumentException("maxPendingPerDirection: " + maxPendingPerDirection
+                    + " (expected: >= 1)");
+        }
+        clientRequests = new PendingRequests(maxPendingPerDirection);
+        serverRequests = new PendingRequests(maxPendingPerDirection);
+    }
+
+    /**
+     * Learns from a frame as it is read: a request is remembered; a response is matched to its
+     * request (which is forgotten) and {@link Frame#answers(Envelope)} is set. Batches are
+     * handled element by element; a batch frame itself gets no single answered request.
+     */
+    public void observe(Frame frame) {
+        Envelope envelope = frame.envelope();
+        switch (envelope.kind()) {
+            case REQUEST:
+                requestsFrom(frame.direction()).put(envelope.id(), envelope);
+                break;
+            case RESPONSE:
+            case ERROR:
+                if (envelope.hasId() && envelope.id() != null) {
+                    frame.answers(requestsFrom(frame.direction().reverse()).remove(envelope.id()));
+                }
+                break;
+            case BATCH:
+                for (Envelope element : envelope.batch()) {
+                    if (element.isRequest()) {
+                        requestsFrom(frame.direction()).put(element.id(), element);
+                    } else if (element.isResponse() && element.id() != null) {
+                        requestsFrom(frame.direction().reverse()).remove(element.id());
+                    }
+                }
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** The request with this id sent in {@code direction} and not answered yet, or null. */
+    public Envelope pending(Direction direction, Object id) {
+        return requestsFrom(direction).get(id);
+    }
+
+    /** How many requests sent in {@code direction} are waiting for an answer. */
+    public int pendingCount(Direction direction) {
+        return requestsFrom(direction).size();
+    }
+
+    /** How many unanswered requests were forgotten because a direction held too many. */
+    public long evictedCount() {
+        return evicted;
+    }
+
+    private PendingRequests requestsFrom(Direction direction) {
+        return direction == Direction.CLIENT_TO_SERVER ? clientRequests : serverRequests;
+    }
+
+    private final class PendingRequests extends LinkedHashMap<Object, Envelope> {
+        private final int max;
+
+        PendingRequests(int max) {
+            super(64);
+            this.max = max;
+        }
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Object, Envelope> eldest) {
+            if (size() > max) {
+                evicted++;
+                return true;
+            }
+            return false;
+        }
+    }
+}

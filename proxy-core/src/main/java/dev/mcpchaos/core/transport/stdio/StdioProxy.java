@@ -1,0 +1,463 @@
+package dev.mcpchaos.core.transport.stdio;
+
+import dev.mcpchaos.core.codec.line.LineFrameDecoder;
+import dev.mcpchaos.core.codec.line.LineFramer;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.intercept.ConnectionControl;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.session.Session;
+import dev.mcpchaos.core.transport.TransportKind;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.DefaultEventLoop;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The stdio transport: starts the MCP server as a child process and relays newline-delimited
+ * JSON-RPC between the proxy's own stdin/stdout (the client) and the child's stdin/stdout, each
+ * line through the interceptor chain. The child's stderr is copied to the proxy's stderr as is.
+ *
+ * <p><b>Threads.</b> The JDK cannot poll pipes, so each pipe has a reader thread (which also
+ * frames and sniffs) and each output a writer thread; everything else, interceptors included,
+ * runs on one event loop, the scheduler of delays. Per-direction order is kept end to end.
+ *
+ * <p><b>Lifecycle</b>, as MCP's stdio transport describes it:
+ * <ul>
+ *   <li>When the client's input ends, everything read is relayed, the child's stdin is closed,
+ *       and the child gets {@link Builder#exitTimeout(Duration) exitTimeout} (default 5 s) to exit,
+ *       then SIGTERM and {@link Builder#terminateTimeout(Duration) terminateTimeout} (default 5 s),
+ *       then SIGKILL.</li>
+ *   <li>When the child exits, whatever it wrote is relayed and flushed before
+ *       {@link #exitCode()} completes with its exit code (128 + signal when a signal ended it).</li>
+ *   <li>{@link #signal(String)} passes TERM or INT on to the child, with SIGKILL after
+ *       {@code terminateTimeout}.</li>
+ * </ul>
+ *
+ * <p><b>Limits</b> (defaults): line length 16 MiB ({@link Builder#maxLineLength}); bytes waiting
+ * per writer before reads pause, 1 MiB.
+ */
+public final class StdioProxy implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(StdioProxy.class);
+
+    /** Bytes queued for a writer above which the matching reader waits. */
+    static final long WRITE_HIGH_WATER_MARK = 1024 * 1024;
+    /** How long to wait for the child's stdout to end after it exited (a grandchild may hold it). */
+    private static final Duration OUTPUT_DRAIN_TIMEOUT = Duration.ofSeconds(2);
+
+    private final Process process;
+    private final Builder config;
+    private final EventExecutor executor;
+    private final boolean ownsExecutor;
+    private final InterceptorChain chain;
+    private final LineFrameDecoder clientDecoder;
+    private final LineFrameDecoder serverDecoder;
+    private final StreamWriter toServer;
+    private final StreamWriter toClient;
+    private final StreamPump clientPump;
+    private final StreamPump serverPump;
+    private final Thread stderrCopier;
+    private final CompletableFuture<Void> serverOutputEnded = new CompletableFuture<>();
+    private final CompletableFuture<Integer> exitCode = new CompletableFuture<>();
+    private final AtomicBoolean shuttingDown = new AtomicBoolean();
+
+    private StdioProxy(Builder config, Process process) {
+        this.config = config;
+        this.process = process;
+        if (config.executor != null) {
+            executor = config.executor;
+            ownsExecutor = false;
+        } else {
+            executor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-stdio", true));
+            ownsExecutor = true;
+        }
+        ByteBufAllocator alloc = config.alloc;
+        toServer = new StreamWriter("server-stdin", process.getOutputStream(), WRITE_HIGH_WATER_MARK,
+                e -> log.debug("the server's stdin closed: {}", e.toString()));
+        toClient = new StreamWriter("client-stdout", config.clientOutput, WRITE_HIGH_WATER_MARK,
+                e -> {
+                    log.info("the client stopped reading ({}); shutting the server down", e.getMessage());
+                    shutdown();
+                });
+        chain = new InterceptorChain(config.interceptors, new Session("stdio"), TransportKind.STDIO, executor, alloc,
+                new Control(), toServer, toClient);
+        clientDecoder = new LineFrameDecoder(Direction.CLIENT_TO_SERVER, new LineFramer(config.maxLineLength, alloc));
+        serverDecoder = new LineFrameDecoder(Direction.SERVER_TO_CLIENT, new LineFramer(config.maxLineLength, alloc));
+        clientPump = new StreamPump("client-stdin", config.clientInput, clientDecoder, chain, toServer, alloc,
+                this::onClientInputEnded);
+        serverPump = new StreamPump("server-stdout", process.getInputStream(), serverDecoder, chain, toClient, alloc,
+                () -> serverOutputEnded.complete(null));
+        stderrCopier = new Thread(this::copyServerStderr, "mcp-chaos-stderr");
+        stderrCopier.setDaemon(true);
+    }
+
+    /** A builder for a proxy in front of {@code command} (the program and its arguments). */
+    public static Builder builder(List<String> command) {
+        return new Builder(command);
+    }
+
+    private StdioProxy begin() {
+        toServer.start();
+        toClient.start();
+        serverPump.start();
+        stderrCopier.start();
+        clientPump.start();
+        process.onExit().thenRun(this::onServerExited);
+        return this;
+    }
+
+    /** Completes with the server's exit code once it exited and all its output was relayed. */
+    public CompletableFuture<Integer> exitCode() {
+        return exitCode;
+    }
+
+    /** The child process's id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The chain's session (correlation state). */
+    public Session session() {
+        return chain.session();
+    }
+
+    /** Lines discarded for being over the limit, per direction. */
+    public long oversizedLines(Direction direction) {
+        return (direction == Direction.CLIENT_TO_SERVER ? clientDecoder : serverDecoder).oversizedLines();
+    }
+
+    /** Frames read, per direction. */
+    public long framesRead(Direction direction) {
+        return (direction == Direction.CLIENT_TO_SERVER ? clientDecoder : serverDecoder).frames();
+    }
+
+    /**
+     * Passes a signal on to the server: {@code TERM} or {@code INT}. If the server is still
+     * running {@code terminateTimeout} later, it is killed.
+     */
+    public void signal(String name) {
+        if (!process.isAlive()) {
+            return;
+        }
+        if ("INT".equals(name)) {
+            sendSigint();
+        } else {
+            process.destroy();
+        }
+        scheduleKill();
+    }
+
+    /**
+     * Shuts down as if the client's input had ended: closes the server's stdin, waits, then
+     * escalates. Returns at once; see {@link #exitCode()}.
+     */
+    public void shutdown() {
+        if (!shuttingDown.compareAndSet(false, true)) {
+            return;
+        }
+        clientPump.stop();
+        toServer.closeWhenDrained().whenComplete((v, e) -> {
+            if (!process.isAlive()) {
+                return;
+            }
+            log.debug("closed the server's stdin; waiting up to {} for it to exit", config.exitTimeout);
+            process.onExit().orTimeout(config.exitTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((p, timeout) -> {
+                        if (timeout != null && process.isAlive()) {
+                            log.info("the server did not exit within {} of its stdin closing; sending SIGTERM",
+                                    format(config.exitTimeout));
+                            process.destroy();
+                            scheduleKill();
+                        }
+                    });
+        });
+    }
+
+    /** Shuts down (see {@link #shutdown()}) and waits for the exit code. */
+    @Override
+    public void close() {
+        shutdown();
+        Duration bound = config.exitTimeout.plus(config.terminateTimeout).plus(OUTPUT_DRAIN_TIMEOUT).plusSeconds(5);
+        try {
+            exitCode.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("the proxy did not finish within {}: {}", format(bound), e.toString());
+            process.destroyForcibly();
+        }
+    }
+
+    private void onClientInputEnded() {
+        log.debug("the client's input ended");
+        shutdown();
+    }
+
+    private void scheduleKill() {
+        process.onExit().orTimeout(config.terminateTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((p, timeout) -> {
+                    if (timeout != null && process.isAlive()) {
+                        log.warn("the server did not exit within {} of SIGTERM; sending SIGKILL",
+                                format(config.terminateTimeout));
+                        process.destroyForcibly();
+                    }
+                });
+    }
+
+    private void sendSigint() {
+        // The JDK sends only TERM and KILL; kill(1) is on every POSIX system.
+        try {
+            new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+        } catch (IOException e) {
+            log.debug("kill -INT failed ({}); sending SIGTERM instead", e.toString());
+            process.destroy();
+        }
+    }
+
+    private void onServerExited() {
+        int code = process.exitValue();
+        log.debug("the server exited with code {}", code);
+        // Relay what the server wrote before it exited. A grandchild that inherited its stdout may
+        // keep the pipe open: then stop waiting after a bound.
+        serverOutputEnded.orTimeout(OUTPUT_DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, timeout) -> {
+                    if (timeout != null) {
+                        log.info("the server exited but its stdout stayed open for {}; closing it",
+                                format(OUTPUT_DRAIN_TIMEOUT));
+                        serverPump.stop();
+                        closeQuietly(process.getInputStream());
+                    }
+                    clientPump.stop();
+                    toServer.closeNow();
+                    toClient.closeWhenDrained().whenComplete((x, y) -> finish(code));
+                });
+    }
+
+    private void finish(int code) {
+        try {
+            stderrCopier.join(OUTPUT_DRAIN_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (ownsExecutor) {
+            executor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+        exitCode.complete(code);
+    }
+
+    private void copyServerStderr() {
+        byte[] buffer = new byte[8192];
+        try (InputStream err = process.getErrorStream()) {
+            int n;
+            while ((n = err.read(buffer)) >= 0) {
+                synchronized (config.serverErrorOutput) {
+                    config.serverErrorOutput.write(buffer, 0, n);
+                    config.serverErrorOutput.flush();
+                }
+            }
+        } catch (IOException e) {
+            log.debug("copying the server's stderr stopped: {}", e.toString());
+        }
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException ignored) {
+            // nothing more to read either way
+        }
+    }
+
+    private static String format(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    /** What faults may do to a stdio connection. */
+    private final class Control implements ConnectionControl {
+        @Override
+        public void closeClientSide() {
+            log.info("closing the client's side (the proxy's stdout)");
+            toClient.closeNow();
+        }
+
+        @Override
+        public void closeServerSide() {
+            log.info("closing the server's side (its stdin)");
+            toServer.closeNow();
+        }
+
+        @Override
+        public void killServer() {
+            log.info("killing the server (pid {})", process.pid());
+            process.destroyForcibly();
+        }
+    }
+
+    /** Configures and starts a {@link StdioProxy}. */
+    public static final class Builder {
+        private final List<String> command;
+        private Path directory;
+        private final Map<String, String> environment = new LinkedHashMap<>();
+        private InputStream clientInput;
+        private OutputStream clientOutput;
+        private OutputStream serverErrorOutput;
+        private final List<FrameInterceptor> interceptors = new ArrayList<>();
+        private int maxLineLength = LineFramer.DEFAULT_MAX_LINE_LENGTH;
+        private Duration exitTimeout = Duration.ofSeconds(5);
+        private Duration terminateTimeout = Duration.ofSeconds(5);
+        private EventExecutor executor;
+        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+
+        private Builder(List<String> command) {
+            Objects.requireNonNull(command, "command");
+            if (command.isEmpty()) {
+                throw new IllegalArgumentException("command: [] (expected: a program and its arguments)");
+            }
+            this.command = List.copyOf(command);
+        }
+
+        /** The server's working directory; default: the proxy's. */
+        public Builder directory(Path directory) {
+            this.directory = Objects.requireNonNull(directory, "directory");
+            return this;
+        }
+
+        /** Adds to the environment the server inherits from the proxy. */
+        public Builder environment(Map<String, String> variables) {
+            environment.putAll(Objects.requireNonNull(variables, "variables"));
+            return this;
+        }
+
+        /** Where the client's messages come from; default: the proxy's stdin. */
+        public Builder clientInput(InputStream in) {
+            this.clientInput = Objects.requireNonNull(in, "in");
+            return this;
+        }
+
+        /** Where messages to the client go; default: the proxy's stdout. */
+        public Builder clientOutput(OutputStream out) {
+            this.clientOutput = Objects.requireNonNull(out, "out");
+            return this;
+        }
+
+        /** Where the server's stderr is copied; default: the proxy's stderr. */
+        public Builder serverErrorOutput(OutputStream err) {
+            this.serverErrorOutput = Objects.requireNonNull(err, "err");
+            return this;
+        }
+
+        /** Adds an interceptor; they run in the order added. */
+        public Builder interceptor(FrameInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** Longest line kept, in bytes, delimiter excluded; default 16 MiB. */
+        public Builder maxLineLength(int bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxLineLength: " + bytes + " (expected: >= 1)");
+            }
+            this.maxLineLength = bytes;
+            return this;
+        }
+
+        /** How long the server may take to exit after its stdin closed, before SIGTERM; default 5 s. */
+        public Builder exitTimeout(Duration timeout) {
+            this.exitTimeout = requireNonNegative(timeout, "exitTimeout");
+            return this;
+        }
+
+        /** How long the server may take to exit after SIGTERM, before SIGKILL; default 5 s. */
+        public Builder terminateTimeout(Duration timeout) {
+            this.terminateTimeout = requireNonNegative(timeout, "terminateTimeout");
+            return this;
+        }
+
+        /** The event loop the chain runs on; default: one of the proxy's own. */
+        public Builder executor(EventExecutor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /** The buffer allocator; default: the pooled one. */
+        public Builder alloc(ByteBufAllocator alloc) {
+            this.alloc = Objects.requireNonNull(alloc, "alloc");
+            return this;
+        }
+
+        /**
+         * Starts the server and the relay.
+         *
+         * @throws ServerStartException when the command cannot be started; its message says why
+         */
+        public StdioProxy start() throws ServerStartException {
+            ProcessBuilder pb = new ProcessBuilder(command);
+            if (directory != null) {
+                pb.directory(directory.toFile());
+            }
+            pb.environment().putAll(environment);
+            if (clientInput == null) {
+                clientInput = new FileInputStream(FileDescriptor.in);
+            }
+            if (clientOutput == null) {
+                clientOutput = new FileOutputStream(FileDescriptor.out);
+            }
+            if (serverErrorOutput == null) {
+                serverErrorOutput = new FileOutputStream(FileDescriptor.err);
+            }
+            Process process;
+            try {
+                process = pb.start();
+            } catch (IOException e) {
+                throw new ServerStartException("cannot start the server command " + command + ": "
+                        + rootMessage(e), e);
+            }
+            log.debug("started the server (pid {}): {}", process.pid(), command);
+            return new StdioProxy(this, process).begin();
+        }
+
+        private static Duration requireNonNegative(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(name + ": " + d + " (expected: >= 0)");
+            }
+            return d;
+        }
+
+        private static String rootMessage(IOException e) {
+            // "Cannot run program "x": error=2, No such file or directory" -> the part after the errno.
+            String message = String.valueOf(e.getMessage());
+            int errno = message.lastIndexOf("error=");
+            if (errno >= 0) {
+                int comma = message.indexOf(", ", errno);
+                if (comma >= 0) {
+                    return message.substring(comma + 2);
+                }
+            }
+            return message;
+        }
+    }
+}
