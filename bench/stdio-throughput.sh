@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Throughput of `mcp-chaos stdio` with no rules, beside a plain `cat` pipe, on this machine.
+# The client side is a file piped into the proxy's stdin; the server is `cat`, which echoes every
+# message back, so each message crosses the proxy twice (client->server and server->client).
+# The baseline replaces the proxy with a second `cat`: the same two pipe hops, no framing.
+# Bounded: a fixed number of messages per case.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+jar="$root/proxy-server/target/mcp-chaos.jar"
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+
+make_messages() { # $1 count, $2 approximate size in bytes -> file of JSON-RPC notifications
+  python3 - "$1" "$2" "$work/msgs-$2.jsonl" <<'PY'
+import sys
+count, size, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+tail = '"}}\n'
+pad = max(0, size - len(head) - len(tail) - 8)
+with open(path, "w") as f:
+    for i in range(count):
+        f.write(head + str(i).rjust(8, "0") + "x" * pad + tail)
+PY
+}
+
+run_case() { # $1 count, $2 size
+  make_messages "$1" "$2"
+  local file="$work/msgs-$2.jsonl" bytes
+  bytes=$(stat -c %s "$file")
+  local t0 t1 t2 t3
+  t0=$(date +%s.%N); cat "$file" | cat | cat > "$work/out-cat"; t1=$(date +%s.%N)
+  t2=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- cat < "$file" > "$work/out-proxy"; t3=$(date +%s.%N)
+  cmp -s "$file" "$work/out-proxy" || { echo "output differs from input for size $2" >&2; exit 1; }
+  python3 - "$1" "$2" "$bytes" "$t0" "$t1" "$t2" "$t3" <<'PY'
+import sys
+n, size, b = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+cat = float(sys.argv[5]) - float(sys.argv[4]); proxy = float(sys.argv[7]) - float(sys.argv[6])
+print(f"{size:>5} B x {n:>8}: cat pipe {n/cat:>12,.0f} msg/s {b/cat/1e6:>8.1f} MB/s | "
+      f"mcp-chaos stdio {n/proxy:>10,.0f} msg/s {b/proxy/1e6:>7.1f} MB/s | ratio {cat/proxy:.2f} "
+      f"(proxy wall {proxy:.2f} s incl. JVM start)")
+PY
+}
+
+echo "machine: $(nproc) cores, $(java -version 2>&1 | head -1)"
+run_case "${COUNT_100:-1000000}" 100
+run_case "${COUNT_1K:-300000}" 1024

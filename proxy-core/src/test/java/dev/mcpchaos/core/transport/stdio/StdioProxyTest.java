@@ -1,0 +1,227 @@
+package dev.mcpchaos.core.transport.stdio;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.MessageKind;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.Pipe;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The stdio transport against real child processes ({@code sh}, {@code cat}, {@code awk}): bytes
+ * relayed exactly, the shutdown sequence, exit codes, and nothing lost when the child exits.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class StdioProxyTest {
+
+    private final Pipe clientPipe = openPipe();
+    private final OutputStream client = Channels.newOutputStream(clientPipe.sink());
+    private final InputStream clientInput = Channels.newInputStream(clientPipe.source());
+    private final ByteArrayOutputStream received = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream serverStderr = new ByteArrayOutputStream();
+    private StdioProxy proxy;
+
+    @AfterEach
+    void tearDown() throws IOException {
+        client.close();
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    private StdioProxy.Builder proxyFor(String... command) {
+        return StdioProxy.builder(List.of(command))
+                .clientInput(clientInput)
+                .clientOutput(received)
+                .serverErrorOutput(serverStderr);
+    }
+
+    @Test
+    void relaysEveryByteUnchangedBothWays() throws Exception {
+        // CRLF, blank lines, malformed JSON, invalid UTF-8 and an unterminated last line all pass as they came.
+        byte[] input = concat(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\r\n",
+                "\n",
+                "   \n",
+                "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\\n\",\"method\":\"x\"}\n",
+                "{not json\n").getBytes(StandardCharsets.UTF_8);
+        byte[] invalidUtf8 = {'"', (byte) 0xC3, (byte) 0x28, '"', '\n'};
+        byte[] unterminated = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}".getBytes(StandardCharsets.UTF_8);
+        proxy = proxyFor("cat").start();
+        client.write(input);
+        client.write(invalidUtf8);
+        client.write(unterminated);
+        client.close();
+
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        byte[] expected = concat(new String(input, StandardCharsets.ISO_8859_1),
+                new String(invalidUtf8, StandardCharsets.ISO_8859_1),
+                new String(unterminated, StandardCharsets.ISO_8859_1)).getBytes(StandardCharsets.ISO_8859_1);
+        assertThat(received.toByteArray()).isEqualTo(expected);
+        assertThat(proxy.framesRead(Direction.CLIENT_TO_SERVER)).isEqualTo(8);
+        assertThat(proxy.framesRead(Direction.SERVER_TO_CLIENT)).isEqualTo(8);
+    }
+
+    @Test
+    void interceptorsSeeSniffedAndCorrelatedFrames() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        // The "server" answers the client's request id 7 with a response, after it asked its own ping.
+        String serverScript = "read line; "
+                + "echo '{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}'; "
+                + "echo '{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[]}}'; "
+                + "read line";
+        proxy = proxyFor("sh", "-c", serverScript)
+                .interceptor((ctx, frame) -> {
+                    seen.add(describe(frame));
+                    ctx.forward(frame);
+                })
+                .start();
+        client.write(("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"search_docs\","
+                + "\"arguments\":{\"name\":\"not-this\"}}}\n").getBytes(StandardCharsets.UTF_8));
+        client.flush();
+        awaitReceivedLines(2);
+        client.write("{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{}}\n".getBytes(StandardCharsets.UTF_8));
+        client.close();
+
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        assertThat(seen).containsExactly(
+                "c->s REQUEST tools/call search_docs",
+                "s->c REQUEST ping null",
+                "s->c RESPONSE tools/call search_docs",
+                "c->s RESPONSE ping null");
+        assertThat(proxy.session().correlator().pendingCount(Direction.CLIENT_TO_SERVER)).isZero();
+        assertThat(proxy.session().correlator().pendingCount(Direction.SERVER_TO_CLIENT)).isZero();
+    }
+
+    @Test
+    void endOfClientInputEndsTheServerAndReturnsItsExitCode() throws Exception {
+        proxy = proxyFor("sh", "-c", "cat > /dev/null; exit 3").start();
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(3);
+    }
+
+    @Test
+    void crashingServerEndsTheProxyWithItsCodeAndNothingItWroteIsLost() throws Exception {
+        // The client's input stays open: the proxy must not wait for it.
+        proxy = proxyFor("awk", "BEGIN { for (i = 0; i < 20000; i++) "
+                + "printf \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"method\\\":\\\"n\\\",\\\"params\\\":{\\\"i\\\":%d}}\\n\", i; "
+                + "exit 7 }").start();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(7);
+        String[] lines = received.toString(StandardCharsets.UTF_8).split("\n");
+        assertThat(lines).hasSize(20000);
+        assertThat(lines[0]).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":0}}");
+        assertThat(lines[19999]).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":19999}}");
+    }
+
+    @Test
+    void serverThatIgnoresSigtermIsKilled() throws Exception {
+        // 'exec' keeps one process: an ignored signal stays ignored across exec.
+        proxy = proxyFor("sh", "-c", "trap '' TERM; cat > /dev/null; exec sleep 30")
+                .exitTimeout(Duration.ofMillis(100))
+                .terminateTimeout(Duration.ofMillis(200))
+                .start();
+        long started = System.nanoTime();
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(128 + 9);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void serverThatExitsOnSigtermGetsIt() throws Exception {
+        proxy = proxyFor("sh", "-c", "cat > /dev/null; exec sleep 30")
+                .exitTimeout(Duration.ofMillis(100))
+                .terminateTimeout(Duration.ofSeconds(10))
+                .start();
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(128 + 15);
+    }
+
+    @Test
+    void signalIsPassedToTheServer() throws Exception {
+        proxy = proxyFor("sh", "-c", "trap 'exit 42' INT; while :; do sleep 0.05; done")
+                .terminateTimeout(Duration.ofSeconds(10))
+                .start();
+        client.write("{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n".getBytes(StandardCharsets.UTF_8));
+        client.flush();
+        proxy.signal("INT");
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(42);
+    }
+
+    @Test
+    void lineOverTheLimitIsDiscardedCountedAndRelayingGoesOn() throws Exception {
+        proxy = proxyFor("cat").maxLineLength(100).start();
+        String small = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
+        String big = "{\"jsonrpc\":\"2.0\",\"method\":\"big\",\"params\":{\"x\":\"" + "y".repeat(5000) + "\"}}\n";
+        client.write((small + big + small).getBytes(StandardCharsets.UTF_8));
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        assertThat(received.toString(StandardCharsets.UTF_8)).isEqualTo(small + small);
+        assertThat(proxy.oversizedLines(Direction.CLIENT_TO_SERVER)).isEqualTo(1);
+    }
+
+    @Test
+    void serverStderrIsCopied() throws Exception {
+        proxy = proxyFor("sh", "-c", "echo 'server says hi' >&2; cat > /dev/null").start();
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        assertThat(serverStderr.toString(StandardCharsets.UTF_8)).isEqualTo("server says hi\n");
+        assertThat(received.size()).isZero();
+    }
+
+    @Test
+    void workingDirectoryAndEnvironmentArePassedThrough() throws Exception {
+        proxy = proxyFor("sh", "-c", "printf '{\"cwd\":\"%s\",\"v\":\"%s\"}\\n' \"$(pwd)\" \"$MCP_CHAOS_TEST_VAR\"")
+                .directory(java.nio.file.Path.of("/tmp"))
+                .environment(java.util.Map.of("MCP_CHAOS_TEST_VAR", "blue"))
+                .start();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        assertThat(received.toString(StandardCharsets.UTF_8)).isEqualTo("{\"cwd\":\"/tmp\",\"v\":\"blue\"}\n");
+    }
+
+    @Test
+    void commandThatCannotStartSaysWhy() {
+        assertThatThrownBy(() -> proxyFor("/nonexistent/mcp-server", "--flag").start())
+                .isInstanceOf(ServerStartException.class)
+                .hasMessage("cannot start the server command [/nonexistent/mcp-server, --flag]: "
+                        + "No such file or directory");
+    }
+
+    private void awaitReceivedLines(int lines) {
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> received.toString(StandardCharsets.UTF_8).split("\n", -1).length > lines);
+    }
+
+    private static String describe(Frame frame) {
+        MessageKind kind = frame.envelope().kind();
+        return frame.direction().arrow() + ' ' + kind + ' ' + frame.method() + ' ' + frame.toolName();
+    }
+
+    private static String concat(String... parts) {
+        return String.join("", parts);
+    }
+
+    private static Pipe openPipe() {
+        try {
+            return Pipe.open();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package dev.mcpchaos.server;
+
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.core.transport.stdio.StdioProxy;
+import dev.mcpchaos.server.traffic.TrafficLog;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one entry point that starts an mcp-chaos proxy in-process. The command line, the demo and
+ * the tests all go through it.
+ *
+ * <pre>{@code
+ * try (McpChaosProxy.Running proxy = McpChaosProxy.stdio(List.of("npx", "my-mcp-server"))
+ *         .logTraffic(true)
+ *         .start()) {
+ *     int code = proxy.exitCode().join();
+ * }
+ * }</pre>
+ */
+public final class McpChaosProxy {
+
+    private McpChaosProxy() {
+    }
+
+    /** A proxy that starts {@code command} as an MCP server over stdio and relays to it. */
+    public static StdioBuilder stdio(List<String> command) {
+        return new StdioBuilder(command);
+    }
+
+    /** A running proxy. Closing it shuts the server down as the MCP lifecycle says. */
+    public interface Running extends AutoCloseable {
+        /** Completes with the server's exit code once everything it wrote was relayed. */
+        CompletableFuture<Integer> exitCode();
+
+        /** Passes {@code TERM} or {@code INT} on to the server. */
+        void signal(String name);
+
+        /** Shuts down and waits for the server to exit. */
+        @Override
+        void close();
+    }
+
+    /** Configures a stdio proxy. */
+    public static final class StdioBuilder {
+        private final StdioProxy.Builder delegate;
+        private final List<FrameInterceptor> interceptors = new ArrayList<>();
+        private int trafficChars = -1;
+
+        private StdioBuilder(List<String> command) {
+            this.delegate = StdioProxy.builder(command);
+        }
+
+        /** The server's working directory; default: the proxy's. */
+        public StdioBuilder directory(Path directory) {
+            delegate.directory(directory);
+            return this;
+        }
+
+        /** Variables added to the environment the server inherits. */
+        public StdioBuilder environment(Map<String, String> variables) {
+            delegate.environment(variables);
+            return this;
+        }
+
+        /** Where the client's messages come from; default: this process's stdin. */
+        public StdioBuilder clientInput(InputStream in) {
+            delegate.clientInput(in);
+            return this;
+        }
+
+        /** Where messages to the client go; default: this process's stdout. */
+        public StdioBuilder clientOutput(OutputStream out) {
+            delegate.clientOutput(out);
+            return this;
+        }
+
+        /** Where the server's stderr is copied; default: this process's stderr. */
+        public StdioBuilder serverErrorOutput(OutputStream err) {
+            delegate.serverErrorOutput(err);
+            return this;
+        }
+
+        /** Longest message kept, in bytes; default 16 MiB. */
+        public StdioBuilder maxLineLength(int bytes) {
+            delegate.maxLineLength(bytes);
+            return this;
+        }
+
+        /** Time the server gets to exit after its stdin closed, before SIGTERM; default 5 s. */
+        public StdioBuilder exitTimeout(Duration timeout) {
+            delegate.exitTimeout(timeout);
+            return this;
+        }
+
+        /** Time the server gets to exit after SIGTERM, before SIGKILL; default 5 s. */
+        public StdioBuilder terminateTimeout(Duration timeout) {
+            delegate.terminateTimeout(timeout);
+            return this;
+        }
+
+        /** Logs every message on stderr, showing up to 200 characters of each. */
+        public StdioBuilder logTraffic(boolean enabled) {
+            return logTraffic(enabled ? 200 : -1);
+        }
+
+        /** Logs every message on stderr, showing up to {@code maxChars} of each (0: none); -1 turns it off. */
+        public StdioBuilder logTraffic(int maxChars) {
+            this.trafficChars = maxChars;
+            return this;
+        }
+
+        /** Adds an interceptor after the built-in ones. */
+        public StdioBuilder interceptor(FrameInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * Starts the server and the relay.
+         *
+         * @throws ServerStartException when the command cannot be started; its message says why
+         */
+        public Running start() throws ServerStartException {
+            if (trafficChars >= 0) {
+                delegate.interceptor(new TrafficLog(trafficChars));
+            }
+            interceptors.forEach(delegate::interceptor);
+            StdioProxy proxy = delegate.start();
+            return new Running() {
+                @Override
+                public CompletableFuture<Integer> exitCode() {
+                    return proxy.exitCode();
+                }
+
+                @Override
+                public void signal(String name) {
+                    proxy.signal(name);
+                }
+
+                @Override
+                public void close() {
+                    proxy.close();
+                }
+            };
+        }
+    }
+}

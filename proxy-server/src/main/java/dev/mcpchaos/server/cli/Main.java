@@ -1,0 +1,63 @@
+package dev.mcpchaos.server.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/** The {@code mcp-chaos} command line. */
+@Command(name = "mcp-chaos",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "A chaos proxy for MCP (Model Context Protocol) traffic: it sits between an MCP client "
+                + "and server and breaks single JSON-RPC messages on purpose, reproducibly.",
+        subcommands = {StdioCommand.class, DemoCommand.class, DemoServerCommand.class,
+                CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Runs the command line and exits with its code. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests and embedding). */
+    public static int run(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("mcp-chaos: " + e.getMessage());
+            return 1;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, demo or demo-server");
+    }
+
+    /** The version from the build. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"mcp-chaos " + version()};
+        }
+    }
+
+    /** This build's version, such as {@code 0.1.0-SNAPSHOT}. */
+    public static String version() {
+        Properties properties = new Properties();
+        try (InputStream in = Main.class.getResourceAsStream("/dev/mcpchaos/server/version.properties")) {
+            if (in != null) {
+                properties.load(in);
+            }
+        } catch (IOException ignored) {
+            // fall through to "unknown"
+        }
+        return properties.getProperty("version", "unknown");
+    }
+}

@@ -1,0 +1,105 @@
+package dev.mcpchaos.server.cli;
+
+import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.server.McpChaosProxy;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sun.misc.Signal;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code mcp-chaos stdio [options] -- <command> [args...]}. */
+@Command(name = "stdio",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Start an MCP server as a child process and relay newline-delimited JSON-RPC between this "
+                    + "process's stdin/stdout and the server's, message by message.",
+            "Put it in place of the server command in an MCP client's config. Logs go to stderr: "
+                    + "stdout carries the protocol.",
+            "Exits with the server's exit code."},
+        footer = {"", "Example:", "  mcp-chaos stdio --log-traffic -- npx -y @modelcontextprotocol/server-everything"})
+final class StdioCommand implements Callable<Integer> {
+
+    @Option(names = "--max-line-length", paramLabel = "SIZE", defaultValue = "16MiB",
+            description = "Longest message kept; longer lines are discarded, counted and logged. Default: ${DEFAULT-VALUE}.")
+    String maxLineLength;
+
+    @Option(names = "--exit-timeout", paramLabel = "DURATION", defaultValue = "5s",
+            description = "After the client's input ends and the server's stdin is closed, how long the server "
+                    + "gets to exit before SIGTERM. Default: ${DEFAULT-VALUE}.")
+    String exitTimeout;
+
+    @Option(names = "--terminate-timeout", paramLabel = "DURATION", defaultValue = "5s",
+            description = "How long the server gets to exit after SIGTERM before SIGKILL. Default: ${DEFAULT-VALUE}.")
+    String terminateTimeout;
+
+    @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
+            description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
+    Integer logTraffic;
+
+    @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")
+    Path directory;
+
+    @Option(names = {"-e", "--env"}, paramLabel = "NAME=VALUE",
+            description = "Add a variable to the environment the server inherits. Repeatable.")
+    Map<String, String> environment = new LinkedHashMap<>();
+
+    @Parameters(paramLabel = "COMMAND", arity = "1..*",
+            description = "The server command and its arguments, after --.")
+    List<String> command;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        // stdout belongs to the protocol: nothing else may print there, whatever a library does.
+        System.setOut(System.err);
+        McpChaosProxy.StdioBuilder builder;
+        try {
+            long maxLine = Units.parseSize(maxLineLength);
+            if (maxLine < 1 || maxLine > Integer.MAX_VALUE - 2) {
+                throw new IllegalArgumentException("--max-line-length: " + maxLineLength
+                        + " (expected: 1B to 2GiB)");
+            }
+            builder = McpChaosProxy.stdio(command)
+                    .maxLineLength((int) maxLine)
+                    .exitTimeout(Units.parseDuration(exitTimeout))
+                    .terminateTimeout(Units.parseDuration(terminateTimeout))
+                    .environment(environment);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (directory != null) {
+            builder.directory(directory);
+        }
+        if (logTraffic != null) {
+            builder.logTraffic(logTraffic);
+        }
+        McpChaosProxy.Running proxy;
+        try {
+            proxy = builder.start();
+        } catch (ServerStartException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return 127;
+        }
+        forwardSignal("TERM", proxy);
+        forwardSignal("INT", proxy);
+        return proxy.exitCode().join();
+    }
+
+    private static void forwardSignal(String name, McpChaosProxy.Running proxy) {
+        try {
+            Signal.handle(new Signal(name), signal -> proxy.signal(name));
+        } catch (IllegalArgumentException e) {
+            // The platform has no such signal, or the JVM reserves it: leave its default.
+        }
+    }
+}
