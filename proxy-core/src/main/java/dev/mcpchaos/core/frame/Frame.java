@@ -29,6 +29,8 @@ public final class Frame extends AbstractReferenceCounted {
     private final Direction direction;
     private final long sequence;
     private Envelope answers;
+    private Object route;
+    private boolean ownsContent; // content is a reference of its own, released with the wire bytes
 
     private Frame(ByteBuf wire, ByteBuf content, int contentLength, boolean original, Envelope envelope,
                   Direction direction, long sequence) {
@@ -57,6 +59,25 @@ public final class Frame extends AbstractReferenceCounted {
         }
         return new Frame(wire, contentLength == wire.readableBytes() ? wire : null, contentLength, true, envelope,
                 direction, sequence);
+    }
+
+    /**
+     * A frame read off the wire whose message is not the leading bytes of its wire bytes: an SSE
+     * event, whose message is its data (after {@code data: }, possibly over several lines).
+     *
+     * @param wire the exact bytes read, framing included; ownership passes to the frame
+     * @param content the message alone, typically a retained slice of {@code wire} (or a buffer of
+     *                its own when it had to be joined); ownership passes to the frame, which
+     *                releases it with {@code wire}
+     * @param sequence the frame's number within its direction, from 0
+     */
+    public static Frame original(ByteBuf wire, ByteBuf content, Envelope envelope, Direction direction,
+                                 long sequence) {
+        Objects.requireNonNull(wire, "wire");
+        Objects.requireNonNull(content, "content");
+        Frame frame = new Frame(wire, content, content.readableBytes(), true, envelope, direction, sequence);
+        frame.ownsContent = true;
+        return frame;
     }
 
     /**
@@ -135,18 +156,63 @@ public final class Frame extends AbstractReferenceCounted {
     }
 
     /**
-     * A new synthesized frame with other content, the same direction, sequence and correlation.
-     * This frame is left as it is: the caller releases it when done.
+     * A new synthesized frame with other content, the same direction, sequence, correlation and
+     * route. This frame is left as it is: the caller releases it when done.
      */
     public Frame withContent(ByteBuf newContent, Envelope newEnvelope) {
         Frame copy = synthesized(newContent, newEnvelope, direction, sequence);
         copy.answers = answers;
+        copy.route = route;
         return copy;
+    }
+
+    /**
+     * A new synthesized frame going back to this frame's sender (an error answering a request),
+     * on the same route: on HTTP, the response to the request this frame came in.
+     * This frame is left as it is.
+     */
+    public Frame reply(ByteBuf content, Envelope envelope) {
+        Frame reply = synthesized(content, envelope, direction.reverse(), sequence);
+        reply.route = route;
+        return reply;
+    }
+
+    /**
+     * Another frame with the same bytes, envelope, direction, correlation and route (a
+     * duplicate's copy). It shares this frame's buffer and holds its own reference to it.
+     */
+    public Frame duplicate() {
+        Frame copy = new Frame(wire.retainedDuplicate(), null, contentLength, original, envelope, direction, sequence);
+        if (!original) {
+            copy.content = copy.wire;
+        } else if (ownsContent) {
+            copy.content = content.retainedDuplicate();
+            copy.ownsContent = true;
+        }
+        copy.answers = answers;
+        copy.route = route;
+        return copy;
+    }
+
+    /**
+     * Where the transport sends this frame and replies to it: opaque to interceptors. On HTTP it
+     * names the exchange (request and response stream) the frame belongs to; on stdio it is null.
+     */
+    public Object route() {
+        return route;
+    }
+
+    /** Sets the route; for transports. */
+    public void route(Object route) {
+        this.route = route;
     }
 
     @Override
     protected void deallocate() {
         wire.release();
+        if (ownsContent) {
+            content.release();
+        }
     }
 
     @Override

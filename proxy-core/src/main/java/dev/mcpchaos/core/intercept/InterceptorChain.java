@@ -92,7 +92,12 @@ public final class InterceptorChain {
         try {
             for (Frame frame : frames) {
                 session.correlator().observe(frame);
-                dispatch(0, frame);
+                try {
+                    dispatch(0, frame);
+                } catch (RuntimeException e) {
+                    // A failing sink: this frame is lost, the rest of the batch still goes out.
+                    log.error("could not pass on {}", frame, e);
+                }
             }
         } finally {
             inBatch = false;

@@ -51,7 +51,9 @@ public final class Correlator {
         Envelope envelope = frame.envelope();
         switch (envelope.kind()) {
             case REQUEST:
-                requestsFrom(frame.direction()).put(envelope.id(), envelope);
+                if (envelope.id() != null) { // a null or structured id can never be answered by id
+                    requestsFrom(frame.direction()).put(envelope.id(), envelope);
+                }
                 break;
             case RESPONSE:
             case ERROR:
@@ -61,7 +63,7 @@ public final class Correlator {
                 break;
             case BATCH:
                 for (Envelope element : envelope.batch()) {
-                    if (element.isRequest()) {
+                    if (element.isRequest() && element.id() != null) {
                         requestsFrom(frame.direction()).put(element.id(), element);
                     } else if (element.isResponse() && element.id() != null) {
                         requestsFrom(frame.direction().reverse()).remove(element.id());

@@ -57,6 +57,7 @@ public final class EnvelopeSniffer {
     private boolean scalarRoot;
     private boolean checkedTrailing;
     private boolean sawContent;
+    private byte lastContent; // the last non-blank byte of the earlier pieces of this message
     private boolean batch;
     private String failure;
     private final List<Envelope> batchElements = new ArrayList<>();
@@ -120,19 +121,27 @@ public final class EnvelopeSniffer {
                 parser = FACTORY.createNonBlockingByteArrayParser();
             }
             ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).feedInput(bytes, start, end);
+            // Where this piece starts in the parser's input, to find the root's end in it below.
+            long pieceOffset = parser.currentLocation().getByteOffset();
             JsonToken token;
             while ((token = parser.nextToken()) != JsonToken.NOT_AVAILABLE && token != null) {
+                if (token == JsonToken.END_OBJECT && commaBeforeClose(bytes, start, pieceOffset)) {
+                    fail("unexpected '}' after a comma: expected a member name");
+                    return;
+                }
                 onToken(token);
                 if (failure != null) {
                     return;
                 }
                 if (complete && !checkedTrailing) {
                     // Whatever follows the root in this piece must be whitespace. A token there
-                    // fails below; a trailing number or literal the parser would hold back,
-                    // waiting for more, so the last non-blank byte must be the root's closing one.
+                    // would fail below, but a trailing number, literal or unterminated string the
+                    // parser holds back, waiting for more, so scan the bytes after the root's
+                    // closing one (the parser's location is just past it). Looking only at the
+                    // piece's last byte would let a trailing "text} through.
                     checkedTrailing = true;
-                    int last = lastContentByte(bytes, start, end);
-                    if (last != '}' && last != ']') {
+                    long rootEnd = parser.currentLocation().getByteOffset();
+                    if (indexOfContent(bytes, start + (int) (rootEnd - pieceOffset), end) >= 0) {
                         fail("unexpected data after the end of the JSON value");
                         return;
                     }
@@ -140,25 +149,36 @@ public final class EnvelopeSniffer {
             }
         } catch (JsonProcessingException e) {
             fail(e.getOriginalMessage());
+            return;
         } catch (IOException e) {
             fail(String.valueOf(e.getMessage()));
+            return;
         }
+        for (int i = end - 1; i >= start; i--) {
+            if (bytes[i] != ' ' && bytes[i] != '\t' && bytes[i] != '\r' && bytes[i] != '\n') {
+                lastContent = bytes[i];
+                break;
+            }
+        }
+    }
+
+    /**
+     * jackson-core's non-blocking parser (2.23) rejects {@code {"a":1,}} in one piece but accepts
+     * it when the input is cut between the comma and the '}'. Catches that case: the '}' is the
+     * first non-blank byte of this piece and the earlier pieces end with a comma.
+     */
+    private boolean commaBeforeClose(byte[] bytes, int start, long pieceOffset) {
+        if (lastContent != ',') {
+            return false;
+        }
+        int close = start + (int) (parser.currentLocation().getByteOffset() - 1 - pieceOffset);
+        return indexOfContent(bytes, start, close) < 0;
     }
 
     private void rejectTrailing(byte[] bytes, int from, int end) {
         if (indexOfContent(bytes, from, end) >= 0) {
             fail("unexpected data after the end of the JSON value");
         }
-    }
-
-    private static int lastContentByte(byte[] bytes, int start, int end) {
-        for (int i = end - 1; i >= start; i--) {
-            byte b = bytes[i];
-            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
-                return b;
-            }
-        }
-        return -1;
     }
 
     private static int indexOfContent(byte[] bytes, int from, int end) {
@@ -374,10 +394,12 @@ public final class EnvelopeSniffer {
         }
         try {
             ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).endOfInput();
-            JsonToken token = parser.nextToken();
-            JsonToken after = token == null ? null : parser.nextToken();
+            // A string or literal root was already read while feeding (scalarRoot); a number
+            // root is read only now. Either way, nothing may follow it.
+            boolean rootRead = scalarRoot || parser.nextToken() != null;
+            JsonToken after = rootRead ? parser.nextToken() : null;
             discardParser();
-            if (token == null) {
+            if (!rootRead) {
                 return Envelope.malformed("malformed JSON");
             }
             return after == null ? Envelope.ofOther() : Envelope.malformed("more than one JSON value");
@@ -416,6 +438,7 @@ public final class EnvelopeSniffer {
         scalarRoot = false;
         checkedTrailing = false;
         sawContent = false;
+        lastContent = 0;
         batch = false;
         failure = null;
         batchElements.clear();

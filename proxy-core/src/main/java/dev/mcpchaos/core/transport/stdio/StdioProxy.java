@@ -3,6 +3,7 @@ package dev.mcpchaos.core.transport.stdio;
 import dev.mcpchaos.core.codec.line.LineFrameDecoder;
 import dev.mcpchaos.core.codec.line.LineFramer;
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorChain;
@@ -295,23 +296,29 @@ public final class StdioProxy implements AutoCloseable {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
-    /** What faults may do to a stdio connection. */
+    /** What faults may do to a stdio connection: there is one, so the frame does not matter. */
     private final class Control implements ConnectionControl {
         @Override
-        public void closeClientSide() {
+        public void closeClientSide(Frame at) {
             log.info("closing the client's side (the proxy's stdout)");
             toClient.closeNow();
         }
 
         @Override
-        public void closeServerSide() {
+        public void closeServerSide(Frame at) {
             log.info("closing the server's side (its stdin)");
             toServer.closeNow();
         }
 
         @Override
-        public void killServer() {
-            log.info("killing the server (pid {})", process.pid());
+        public void terminateServer(Frame at) {
+            log.info("sending SIGTERM to the server (pid {})", process.pid());
+            process.destroy();
+        }
+
+        @Override
+        public void killServer(Frame at) {
+            log.info("sending SIGKILL to the server (pid {})", process.pid());
             process.destroyForcibly();
         }
     }

@@ -1,0 +1,177 @@
+package dev.mcpchaos.core.codec.sse;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.AbstractReferenceCounted;
+
+import java.util.Objects;
+
+/**
+ * One Server-Sent Events event as {@link SseFramer} found it: its exact bytes and the fields the
+ * proxy needs (WHATWG HTML, "event stream interpretation").
+ *
+ * <p>An "event" here is everything from the end of the previous event up to and including the
+ * blank line that ends this one, so that the events of a stream, put back together, are the
+ * stream byte for byte. That includes what a browser would never dispatch: a comment such as
+ * {@code : keep-alive}, an event with no {@code data} field ({@code retry: 3000} alone, or an
+ * {@code id} alone), the MCP priming event with empty data, even a stray extra blank line.
+ *
+ * <p><b>Ownership.</b> Reference counted, starting at 1; whoever holds the event last releases
+ * it. {@link #raw()} and {@link #data()} are views owned by the event: they are valid until the
+ * event is released, must not be released by the caller, and are retained with
+ * {@code retain()}/{@code retainedSlice()} when they must outlive the event. The data of an event
+ * with a single {@code data} line is a slice of the raw bytes; with several lines it is a buffer
+ * of its own (the lines joined with {@code \n}), released with the event.
+ *
+ * <p>Field values are those of this event only: {@link #id()} is the {@code id} field in this
+ * event, not the stream's last event ID (see {@link SseFramer#lastEventId()}).
+ */
+public final class SseEvent extends AbstractReferenceCounted {
+
+    /** The event type a client assumes when an event has no (or an empty) {@code event} field. */
+    public static final String DEFAULT_TYPE = "message";
+
+    private final ByteBuf raw;
+    private final ByteBuf data;
+    private final boolean ownsData;
+    private final String eventType;
+    private final String id;
+    private final Long retry;
+    private final boolean commentOnly;
+
+    /**
+     * @param raw the event's bytes, terminating blank line included; ownership passes to the event
+     * @param data the joined data, or null when there was no {@code data} field
+     * @param ownsData whether {@code data} is a buffer of its own (released with the event) rather
+     *                 than a non-retained view of {@code raw}
+     */
+    SseEvent(ByteBuf raw, ByteBuf data, boolean ownsData, String eventType, String id, Long retry,
+             boolean commentOnly) {
+        this.raw = Objects.requireNonNull(raw, "raw");
+        this.data = data;
+        this.ownsData = ownsData && data != null;
+        this.eventType = eventType;
+        this.id = id;
+        this.retry = retry;
+        this.commentOnly = commentOnly;
+    }
+
+    /**
+     * The event's exact bytes, from the first byte after the previous event up to and including
+     * the terminating blank line's line end (and, on the stream's first event, a leading BOM).
+     * A view owned by the event.
+     */
+    public ByteBuf raw() {
+        return raw;
+    }
+
+    /**
+     * The event's data: the values of its {@code data} fields joined with {@code \n}, or null when
+     * it has no {@code data} field. May be empty (the MCP priming event {@code data: }). A view
+     * owned by the event.
+     */
+    public ByteBuf data() {
+        return data;
+    }
+
+    /** Whether the event has at least one {@code data} field (its data may still be empty). */
+    public boolean hasData() {
+        return data != null;
+    }
+
+    /**
+     * Whether an EventSource would dispatch this event: its data is not empty. Events that are not
+     * dispatched (comments, priming events, {@code retry}- or {@code id}-only events) still carry
+     * bytes a client reads, so a proxy relays them all the same.
+     */
+    public boolean isDispatched() {
+        return data != null && data.isReadable();
+    }
+
+    /** The value of the last {@code event} field, as sent; null when there was none. */
+    public String eventType() {
+        return eventType;
+    }
+
+    /** The type a client sees: {@link #eventType()}, or {@value #DEFAULT_TYPE} when that is null or empty. */
+    public String type() {
+        return eventType == null || eventType.isEmpty() ? DEFAULT_TYPE : eventType;
+    }
+
+    /** Whether a client hands this event to its {@code message} handler, as MCP clients require. */
+    public boolean isMessageType() {
+        return DEFAULT_TYPE.equals(type());
+    }
+
+    /**
+     * The value of the last {@code id} field of this event that contains no NUL (the spec ignores
+     * those), possibly empty (which resets the last event ID); null when there was none.
+     */
+    public String id() {
+        return id;
+    }
+
+    /** The value of the last valid {@code retry} field (ASCII digits only), in milliseconds; else null. */
+    public Long retry() {
+        return retry;
+    }
+
+    /** Whether the event is made of comment lines only ({@code : keep-alive}), at least one. */
+    public boolean isCommentOnly() {
+        return commentOnly;
+    }
+
+    @Override
+    protected void deallocate() {
+        raw.release();
+        if (ownsData) {
+            data.release();
+        }
+    }
+
+    @Override
+    public SseEvent touch(Object hint) {
+        raw.touch(hint);
+        if (ownsData) {
+            data.touch(hint);
+        }
+        return this;
+    }
+
+    @Override
+    public SseEvent touch() {
+        return touch(null);
+    }
+
+    @Override
+    public SseEvent retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public SseEvent retain(int increment) {
+        super.retain(increment);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("SseEvent(").append(raw.readableBytes()).append(" B");
+        if (eventType != null) {
+            sb.append(", event=").append(eventType);
+        }
+        if (id != null) {
+            sb.append(", id=").append(id);
+        }
+        if (retry != null) {
+            sb.append(", retry=").append(retry);
+        }
+        if (data != null) {
+            sb.append(", data ").append(data.readableBytes()).append(" B");
+        }
+        if (commentOnly) {
+            sb.append(", comment");
+        }
+        return sb.append(')').toString();
+    }
+}

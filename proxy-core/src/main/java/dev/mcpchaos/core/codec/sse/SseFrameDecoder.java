@@ -1,0 +1,191 @@
+package dev.mcpchaos.core.codec.sse;
+
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * Turns a Server-Sent Events stream (an MCP Streamable HTTP response body of type
+ * {@code text/event-stream}) into {@link Frame}s, one per event: an {@link SseFramer} followed by
+ * an {@link EnvelopeSniffer}. Every frame is original: its {@link Frame#wire()} is the event's
+ * exact bytes, terminating blank line included, so the stream leaves the proxy unchanged when no
+ * fault touches it.
+ *
+ * <p><b>Envelopes.</b> The envelope of an event that a client would hand to its {@code message}
+ * handler (non-empty data, no {@code event} field or {@code event: message}) is the sniffed
+ * JSON-RPC message of its data. Every other event (comments and keep-alives, the priming event
+ * with empty data, {@code retry}- or {@code id}-only events, events of another type) is still a
+ * frame, in its place in the stream, with a {@link dev.mcpchaos.core.frame.MessageKind#BLANK}
+ * envelope, which rules never match.
+ *
+ * <p><b>Content.</b> A frame's {@link Frame#content()} is the event's data: a slice of its wire
+ * bytes for one {@code data} line, a joined copy for several; empty for an event without data.
+ *
+ * <p><b>Limits.</b> Events bigger than the framer's limit (default
+ * {@value SseFramer#DEFAULT_MAX_EVENT_SIZE} bytes, 16 MiB) are discarded, counted in
+ * {@link #oversizedEvents()} and logged with their size and direction; decoding goes on with the
+ * next event.
+ *
+ * <p><b>End of stream.</b> Bytes after the last complete event (an event cut off before its
+ * blank line, which the SSE spec does not dispatch) become one last original frame with a BLANK
+ * envelope, counted in {@link #unterminatedTails()}, so the proxy still forwards exactly what the
+ * upstream sent.
+ *
+ * <p>The same steps serve a Netty pipeline (this handler) and code that holds the body itself
+ * ({@link #decode}, {@link #finish}). One instance per stream; not thread-safe.
+ */
+public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(SseFrameDecoder.class);
+
+    private final Direction direction;
+    private final SseFramer framer;
+    private final LongSupplier sequences;
+    private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
+    private long frames;
+    private long oversizedEvents;
+    private long unterminatedTails;
+
+    /** A decoder that numbers its frames 0, 1, 2, ... */
+    public SseFrameDecoder(Direction direction, SseFramer framer) {
+        this(direction, framer, new LongSupplier() {
+            private long next;
+
+            @Override
+            public long getAsLong() {
+                return next++;
+            }
+        });
+    }
+
+    /**
+     * A decoder that takes each frame's {@link Frame#sequence()} from {@code sequences}, for
+     * example a session's {@link dev.mcpchaos.core.session.Session#nextSequence}, when several
+     * streams share one numbering.
+     */
+    public SseFrameDecoder(Direction direction, SseFramer framer, LongSupplier sequences) {
+        this.direction = Objects.requireNonNull(direction, "direction");
+        this.framer = Objects.requireNonNull(framer, "framer");
+        this.sequences = Objects.requireNonNull(sequences, "sequences");
+    }
+
+    /** Receives decoded frames. */
+    @FunctionalInterface
+    public interface FrameConsumer {
+        /** Takes ownership of the frame. */
+        void accept(Frame frame);
+    }
+
+    /** Decodes a chunk; takes ownership of it. Frames go to {@code out} in stream order. */
+    public void decode(ByteBuf chunk, FrameConsumer out) {
+        framer.feed(chunk, listener(Objects.requireNonNull(out, "out")));
+    }
+
+    /** The input ended: passes on what is left (see the class comment) and releases what is held. */
+    public void finish(FrameConsumer out) {
+        try {
+            framer.finish(listener(Objects.requireNonNull(out, "out")));
+        } finally {
+            framer.close();
+        }
+    }
+
+    /** How many events were discarded for being over the limit. */
+    public long oversizedEvents() {
+        return oversizedEvents;
+    }
+
+    /** How many streams ended inside an event (whose bytes were passed on as a BLANK frame). */
+    public long unterminatedTails() {
+        return unterminatedTails;
+    }
+
+    /** How many frames were decoded. */
+    public long frames() {
+        return frames;
+    }
+
+    /** The last event ID the upstream sent, for a client's {@code Last-Event-ID}; null when none. */
+    public String lastEventId() {
+        return framer.lastEventId();
+    }
+
+    public Direction direction() {
+        return direction;
+    }
+
+    private SseFramer.Listener listener(FrameConsumer out) {
+        return new SseFramer.Listener() {
+            @Override
+            public void onEvent(SseEvent event) {
+                Frame frame;
+                try {
+                    Envelope envelope = event.isDispatched() && event.isMessageType()
+                            ? sniffer.sniff(event.data())
+                            : Envelope.blank();
+                    long sequence = sequences.getAsLong();
+                    // The data's own reference: a slice of the raw bytes, or the joined copy.
+                    ByteBuf content = event.hasData() ? event.data().retainedSlice() : Unpooled.EMPTY_BUFFER;
+                    frame = Frame.original(event.raw().retain(), content, envelope, direction, sequence);
+                    frames++;
+                } finally {
+                    event.release();
+                }
+                out.accept(frame);
+            }
+
+            @Override
+            public void onOversizedEvent(long size) {
+                oversizedEvents++;
+                log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
+                        direction.arrow(), size, framer.maxEventSize());
+            }
+
+            @Override
+            public void onUnterminatedTail(ByteBuf tail) {
+                unterminatedTails++;
+                log.debug("{}: the SSE stream ended inside an event; passing on its {} bytes as they came",
+                        direction.arrow(), tail.readableBytes());
+                Frame frame;
+                try {
+                    frame = Frame.original(tail, 0, Envelope.blank(), direction, sequences.getAsLong());
+                } catch (RuntimeException | Error e) {
+                    tail.release();
+                    throw e;
+                }
+                frames++;
+                out.accept(frame);
+            }
+        };
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf) {
+            decode((ByteBuf) msg, ctx::fireChannelRead);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        finish(ctx::fireChannelRead);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        framer.close();
+    }
+}

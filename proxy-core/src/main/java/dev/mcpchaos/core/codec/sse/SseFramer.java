@@ -1,0 +1,491 @@
+package dev.mcpchaos.core.codec.sse;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * Splits a Server-Sent Events stream (the {@code text/event-stream} responses of MCP's Streamable
+ * HTTP transport) into {@link SseEvent}s, following the WHATWG HTML "event stream
+ * interpretation": lines end with {@code \r\n}, {@code \n} or {@code \r}; a blank line ends an
+ * event; a line starting with {@code :} is a comment; {@code field: value} has one optional space
+ * after the colon stripped; {@code data} lines are joined with {@code \n}; an {@code id} containing
+ * NUL is ignored; {@code retry} counts only when it is all ASCII digits; unknown fields are
+ * ignored; one leading UTF-8 BOM is skipped (but kept in the first event's raw bytes).
+ *
+ * <p><b>Byte-exact.</b> Every byte of the stream ends up in exactly one event's
+ * {@link SseEvent#raw()} (or in the unterminated tail), so a proxy that writes the raw bytes of
+ * every event writes the stream unchanged, including comments, blank lines, {@code retry}-only
+ * and priming events, which a browser would never dispatch. An event that lies whole inside one
+ * chunk is a retained slice of that chunk, not a copy, and the data of a single {@code data} line
+ * is a slice of that; only an event split across chunks is gathered into a buffer of its own, and
+ * only the data of several {@code data} lines is copied.
+ *
+ * <p><b>Limit.</b> An event whose raw size, terminating blank line included, is more than
+ * {@code maxEventSize} (default {@value #DEFAULT_MAX_EVENT_SIZE} bytes, 16 MiB) is never held in
+ * memory whole: its bytes are discarded up to its terminating blank line, then
+ * {@link Listener#onOversizedEvent} reports its size and framing goes on with the next event. An
+ * event with several data lines holds its raw bytes and its joined data, so the framer holds at
+ * most about twice the limit.
+ *
+ * <p><b>End of stream.</b> {@link #finish} hands bytes after the last complete event (an event
+ * without its terminating blank line, which the spec does not dispatch) to
+ * {@link Listener#onUnterminatedTail}, so that a proxy can still forward exactly what the upstream
+ * sent.
+ *
+ * <p><b>Bare CR.</b> When a chunk ends with the {@code \r} of the blank line that ends an event,
+ * the event is held until the next byte arrives (or {@link #finish}), because a {@code \n} that
+ * follows belongs to it. Streams ending lines with {@code \n} or {@code \r\n} are not delayed;
+ * a stream that ends lines with a bare {@code \r} has each event held until the next one starts.
+ *
+ * <p>Not thread-safe: one instance per stream. Reusable after {@link #finish} for a new stream.
+ */
+public final class SseFramer implements AutoCloseable {
+
+    /** Default maximum raw size of an event, in bytes: 16 MiB. */
+    public static final int DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+
+    /** The largest accepted {@code maxEventSize}: an event must fit in one array. */
+    public static final int MAX_EVENT_SIZE_LIMIT = Integer.MAX_VALUE - 8;
+
+    /** Receives what the framer finds. */
+    public interface Listener {
+        /** A complete event; ownership passes to the listener, which releases it. */
+        void onEvent(SseEvent event);
+
+        /**
+         * An event bigger than the limit was discarded.
+         *
+         * @param size its raw size in bytes, terminating blank line included (at the end of the
+         *             stream, the size of what had arrived)
+         */
+        void onOversizedEvent(long size);
+
+        /**
+         * The stream ended inside an event: these are its bytes, exactly as they came. The spec
+         * does not dispatch such an event; a proxy forwards the bytes or drops them.
+         *
+         * @param tail the bytes after the last complete event; ownership passes to the listener
+         */
+        void onUnterminatedTail(ByteBuf tail);
+    }
+
+    private static final byte CR = '\r';
+    private static final byte LF = '\n';
+    private static final byte COLON = ':';
+    private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+    private static final byte[] DATA = {'d', 'a', 't', 'a'};
+    private static final byte[] EVENT = {'e', 'v', 'e', 'n', 't'};
+    private static final byte[] ID = {'i', 'd'};
+    private static final byte[] RETRY = {'r', 'e', 't', 'r', 'y'};
+    private static final byte[] MESSAGE = {'m', 'e', 's', 's', 'a', 'g', 'e'};
+
+    private final int maxEventSize;
+    private final ByteBufAllocator alloc;
+
+    // Stream state.
+    private int bomMatched;      // leading BOM bytes matched so far; -1 once decided
+    private boolean skipLf;      // the last chunk ended with a '\r' ending a non-blank line
+    private boolean dispatchOnLf; // the last chunk ended with the '\r' of an event's blank line
+    private String lastEventId;
+
+    // State of the current event. Offsets are relative to the event's first byte.
+    private ByteBuf gathered;    // the event's bytes from earlier chunks, when it spans chunks
+    private long carried;        // how many of the event's bytes lie before eventStart (kept or discarded)
+    private int eventStart;      // while feeding: the chunk index where the event's uncarried bytes start
+    private long lineStart;      // offset of the current line's first byte (after a BOM)
+    private boolean discarding;
+    private int dataLines;
+    private int dataOffset;      // the first data value, when there is one data line
+    private int dataLength;
+    private ByteBuf dataCopy;    // the joined data, from the second data line on
+    private int typeOffset = -1;
+    private int typeLength;
+    private int idOffset = -1;
+    private int idLength;
+    private long retry = -1;
+    private boolean sawComment;
+    private boolean sawField;
+
+    public SseFramer(ByteBufAllocator alloc) {
+        this(DEFAULT_MAX_EVENT_SIZE, alloc);
+    }
+
+    /**
+     * @param maxEventSize the largest raw event kept, in bytes, blank line included;
+     *                     1..{@value #MAX_EVENT_SIZE_LIMIT}
+     */
+    public SseFramer(int maxEventSize, ByteBufAllocator alloc) {
+        if (maxEventSize < 1 || maxEventSize > MAX_EVENT_SIZE_LIMIT) {
+            throw new IllegalArgumentException("maxEventSize: " + maxEventSize + " (expected: 1.."
+                    + MAX_EVENT_SIZE_LIMIT + ")");
+        }
+        this.maxEventSize = maxEventSize;
+        this.alloc = Objects.requireNonNull(alloc, "alloc");
+    }
+
+    /** The largest raw event kept, in bytes. */
+    public int maxEventSize() {
+        return maxEventSize;
+    }
+
+    /**
+     * The last {@code id} seen in a complete event (possibly empty, which per spec resets it), or
+     * null when none was. Kept across {@link #finish}, as an EventSource keeps it across
+     * reconnections; ids in discarded oversized events are not seen.
+     */
+    public String lastEventId() {
+        return lastEventId;
+    }
+
+    /** Frames the next chunk of the stream. Takes ownership of {@code chunk} and releases it. */
+    public void feed(ByteBuf chunk, Listener listener) {
+        Objects.requireNonNull(chunk, "chunk");
+        try {
+            Objects.requireNonNull(listener, "listener");
+            int pos = chunk.readerIndex();
+            int end = chunk.writerIndex();
+            if (pos == end) {
+                return;
+            }
+            eventStart = pos;
+            if (dispatchOnLf) {
+                // The blank line's '\r' ended the last chunk: a '\n' here is the rest of its line end.
+                dispatchOnLf = false;
+                if (chunk.getByte(pos) == LF) {
+                    pos++;
+                }
+                completeEvent(chunk, pos, listener);
+            } else if (skipLf) {
+                skipLf = false;
+                if (chunk.getByte(pos) == LF) {
+                    pos++;
+                    lineStart++;
+                }
+            }
+            if (bomMatched >= 0) {
+                matchBom(chunk, pos, end);
+            }
+            int lf = -2; // index of the next '\n' at or after pos; -1 when there is none; -2 unknown
+            while (pos < end) {
+                // Remembering the next '\n' keeps a stream of bare-'\r' lines from being rescanned.
+                if (lf != -1 && lf < pos) {
+                    lf = chunk.indexOf(pos, end, LF);
+                }
+                int limit = lf < 0 ? end : lf;
+                int cr = pos < limit ? chunk.indexOf(pos, limit, CR) : -1;
+                int lineEnd;
+                int next;
+                boolean crAtEnd = false;
+                if (cr >= 0) {
+                    lineEnd = cr;
+                    if (cr + 1 < end) {
+                        next = chunk.getByte(cr + 1) == LF ? cr + 2 : cr + 1;
+                    } else {
+                        next = end;
+                        crAtEnd = true;
+                    }
+                } else if (lf >= 0) {
+                    lineEnd = lf;
+                    next = lf + 1;
+                } else {
+                    break;
+                }
+                onLineEnd(chunk, lineEnd, next, crAtEnd, listener);
+                pos = next;
+            }
+            carryRest(chunk, end);
+        } finally {
+            chunk.release();
+        }
+    }
+
+    /**
+     * The stream ended: dispatches an event whose blank line was the last byte, hands on an
+     * unterminated tail, or reports an oversized event that was being discarded. The framer can
+     * be reused for a new stream afterwards.
+     */
+    public void finish(Listener listener) {
+        Objects.requireNonNull(listener, "listener");
+        try {
+            if (dispatchOnLf) {
+                dispatchOnLf = false;
+                eventStart = 0;
+                completeEvent(null, 0, listener);
+            } else if (discarding) {
+                long size = carried;
+                resetEvent();
+                listener.onOversizedEvent(size);
+            } else if (gathered != null) {
+                ByteBuf tail = gathered;
+                gathered = null;
+                resetEvent();
+                listener.onUnterminatedTail(tail);
+            }
+        } finally {
+            close();
+        }
+    }
+
+    /** Releases a partially gathered event and forgets the stream's state (not its last event ID). */
+    @Override
+    public void close() {
+        resetEvent();
+        bomMatched = 0;
+        skipLf = false;
+        dispatchOnLf = false;
+    }
+
+    /** Looks for the stream's leading BOM; its bytes hold no line end, so lines need not wait. */
+    private void matchBom(ByteBuf chunk, int pos, int end) {
+        while (pos < end && bomMatched < BOM.length) {
+            if (chunk.getByte(pos) != BOM[bomMatched]) {
+                bomMatched = -1;
+                return;
+            }
+            bomMatched++;
+            pos++;
+        }
+        if (bomMatched == BOM.length) {
+            lineStart = BOM.length;
+            bomMatched = -1;
+        }
+    }
+
+    /**
+     * A line of the current event ends at {@code lineEnd}; its line end runs up to {@code next}.
+     * {@code crAtEnd}: the line end is a '\r' that is the chunk's last byte.
+     */
+    private void onLineEnd(ByteBuf chunk, int lineEnd, int next, boolean crAtEnd, Listener listener) {
+        long lineEndOffset = carried + (lineEnd - eventStart);
+        long nextOffset = carried + (next - eventStart);
+        if (!discarding && nextOffset > maxEventSize) {
+            startDiscard();
+        }
+        if (lineEndOffset == lineStart) {
+            if (crAtEnd) {
+                dispatchOnLf = true; // carryRest keeps the bytes until the next chunk tells
+            } else {
+                completeEvent(chunk, next, listener);
+            }
+            return;
+        }
+        if (!discarding) {
+            ByteBuf buf;
+            int base;
+            if (gathered != null) {
+                // The line may have begun in an earlier chunk: gather up to its end to see it whole.
+                appendToGathered(chunk, next);
+                buf = gathered;
+                base = gathered.readerIndex();
+            } else {
+                buf = chunk;
+                base = eventStart;
+            }
+            parseLine(buf, base, base + (int) lineStart, base + (int) lineEndOffset);
+        }
+        lineStart = nextOffset;
+        skipLf = crAtEnd;
+    }
+
+    /** Interprets one non-blank line, {@code buf[from, to)}; {@code base} is the event's first byte. */
+    private void parseLine(ByteBuf buf, int base, int from, int to) {
+        if (buf.getByte(from) == COLON) {
+            sawComment = true;
+            return;
+        }
+        sawField = true;
+        int colon = buf.indexOf(from, to, COLON);
+        int nameEnd = colon < 0 ? to : colon;
+        int valueFrom = colon < 0 ? to : colon + 1;
+        if (valueFrom < to && buf.getByte(valueFrom) == ' ') {
+            valueFrom++;
+        }
+        int nameLength = nameEnd - from;
+        if (nameLength == DATA.length && equalsAscii(buf, from, DATA)) {
+            onData(buf, base, valueFrom, to);
+        } else if (nameLength == EVENT.length && equalsAscii(buf, from, EVENT)) {
+            typeOffset = valueFrom - base;
+            typeLength = to - valueFrom;
+        } else if (nameLength == ID.length && equalsAscii(buf, from, ID)) {
+            if (valueFrom == to || buf.indexOf(valueFrom, to, (byte) 0) < 0) {
+                idOffset = valueFrom - base;
+                idLength = to - valueFrom;
+            }
+        } else if (nameLength == RETRY.length && equalsAscii(buf, from, RETRY)) {
+            long value = parseDigits(buf, valueFrom, to);
+            if (value >= 0) {
+                retry = value;
+            }
+        }
+        // Any other field is ignored, as the spec says; its bytes still travel in the raw event.
+    }
+
+    private void onData(ByteBuf buf, int base, int valueFrom, int to) {
+        dataLines++;
+        int length = to - valueFrom;
+        if (dataLines == 1) {
+            dataOffset = valueFrom - base;
+            dataLength = length;
+            return;
+        }
+        if (dataCopy == null) {
+            // Joined data is never longer than the event, so the limit bounds the copy too.
+            int initialCapacity = (int) Math.min(Math.max(256L, 2L * (dataLength + 1L + length)), maxEventSize);
+            dataCopy = alloc.heapBuffer(initialCapacity, maxEventSize);
+            dataCopy.writeBytes(buf, base + dataOffset, dataLength);
+        }
+        dataCopy.writeByte(LF).writeBytes(buf, valueFrom, length);
+    }
+
+    /** A blank line ended at {@code next}: hands on the event, or reports it as oversized. */
+    private void completeEvent(ByteBuf chunk, int next, Listener listener) {
+        long size = carried + (next - eventStart);
+        if (discarding || size > maxEventSize) {
+            resetEvent();
+            eventStart = next;
+            listener.onOversizedEvent(size);
+            return;
+        }
+        ByteBuf raw;
+        if (gathered != null) {
+            appendToGathered(chunk, next);
+            raw = gathered;
+            gathered = null;
+        } else {
+            raw = chunk.retainedSlice(eventStart, next - eventStart);
+        }
+        SseEvent event;
+        try {
+            event = toEvent(raw);
+        } catch (RuntimeException | Error e) {
+            raw.release();
+            throw e;
+        }
+        resetEvent();
+        eventStart = next;
+        listener.onEvent(event);
+    }
+
+    private SseEvent toEvent(ByteBuf raw) {
+        int base = raw.readerIndex();
+        ByteBuf data = null;
+        boolean ownsData = false;
+        if (dataLines == 1) {
+            data = raw.slice(base + dataOffset, dataLength);
+        } else if (dataLines > 1) {
+            data = dataCopy;
+            dataCopy = null;
+            ownsData = true;
+        }
+        String type = null;
+        if (typeOffset >= 0) {
+            // MCP servers name every event "message": no need for a new string each time.
+            type = typeLength == MESSAGE.length && equalsAscii(raw, base + typeOffset, MESSAGE)
+                    ? SseEvent.DEFAULT_TYPE
+                    : raw.toString(base + typeOffset, typeLength, StandardCharsets.UTF_8);
+        }
+        String id = null;
+        if (idOffset >= 0) {
+            id = raw.toString(base + idOffset, idLength, StandardCharsets.UTF_8);
+            lastEventId = id;
+        }
+        return new SseEvent(raw, data, ownsData, type, id, retry >= 0 ? retry : null, sawComment && !sawField);
+    }
+
+    /** The chunk is used up: keeps (or, over the limit, counts) the current event's bytes in it. */
+    private void carryRest(ByteBuf chunk, int end) {
+        int length = end - eventStart;
+        if (length <= 0) {
+            return;
+        }
+        long total = carried + length;
+        if (!discarding && total > maxEventSize) {
+            startDiscard();
+        }
+        if (!discarding) {
+            if (gathered == null) {
+                // Never above the maximum capacity, which is below 256 for a small limit.
+                int initialCapacity = (int) Math.min(Math.max(256L, 2L * length), maxEventSize);
+                gathered = alloc.heapBuffer(initialCapacity, maxEventSize);
+            }
+            gathered.writeBytes(chunk, eventStart, length);
+        }
+        carried = total;
+        eventStart = end;
+    }
+
+    private void appendToGathered(ByteBuf chunk, int upTo) {
+        int length = upTo - eventStart;
+        if (length > 0) {
+            gathered.writeBytes(chunk, eventStart, length);
+            carried += length;
+            eventStart = upTo;
+        }
+    }
+
+    /** The event is over the limit: drops what is kept of it and only looks for its end from now on. */
+    private void startDiscard() {
+        discarding = true;
+        releaseBuffers();
+        dataLines = 0;
+        typeOffset = -1;
+        idOffset = -1;
+        retry = -1;
+    }
+
+    private void resetEvent() {
+        releaseBuffers();
+        carried = 0;
+        lineStart = 0;
+        discarding = false;
+        dataLines = 0;
+        dataOffset = 0;
+        dataLength = 0;
+        typeOffset = -1;
+        typeLength = 0;
+        idOffset = -1;
+        idLength = 0;
+        retry = -1;
+        sawComment = false;
+        sawField = false;
+    }
+
+    private void releaseBuffers() {
+        if (gathered != null) {
+            gathered.release();
+            gathered = null;
+        }
+        if (dataCopy != null) {
+            dataCopy.release();
+            dataCopy = null;
+        }
+    }
+
+    private static boolean equalsAscii(ByteBuf buf, int from, byte[] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            if (buf.getByte(from + i) != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The value of {@code buf[from, to)} when it is one or more ASCII digits fitting a long; else -1. */
+    private static long parseDigits(ByteBuf buf, int from, int to) {
+        if (from == to) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            int digit = buf.getByte(i) - '0';
+            if (digit < 0 || digit > 9 || value > (Long.MAX_VALUE - digit) / 10) {
+                return -1;
+            }
+            value = value * 10 + digit;
+        }
+        return value;
+    }
+}

@@ -1,0 +1,582 @@
+package dev.mcpchaos.core.transport.http;
+
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.codec.sse.SseEncoder;
+import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
+import dev.mcpchaos.core.codec.sse.SseFramer;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.InterceptorChain;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One HTTP request from the client and the response to it: the route of every frame that
+ * travels on it ({@link Frame#route()}). A POST body is one client-to-server frame; the answer is
+ * one server-to-client frame (a JSON body) or a stream of them (SSE events); a GET opens a stream.
+ *
+ * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
+ * chain's executor, hop here before touching it.
+ */
+final class Exchange {
+
+    private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+
+    private enum Mode { AWAITING, JSON, SSE, RAW }
+
+    private final FrontendHandler frontend;
+    private final Channel downstream;
+    private final HttpRequest head;
+    private final boolean post;
+    private final String sessionId;
+    private final InterceptorChain chain;
+    private final HttpProxyConfig config;
+
+    private ByteBuf requestBody;
+    private boolean requestComplete;
+    private Object requestId;
+    private boolean forwarded;
+    private boolean answeredHere;
+    private ScheduledFuture<?> responseTimeout;
+
+    private Mode mode = Mode.AWAITING;
+    private HttpResponse responseHead;
+    private ByteBuf responseBody;
+    private SseFrameDecoder sse;
+    private boolean responded;
+    private boolean done;
+
+    Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
+             HttpSessions sessions) {
+        this.frontend = frontend;
+        this.downstream = downstream;
+        this.head = head;
+        this.config = config;
+        this.post = HttpMethod.POST.equals(head.method());
+        this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
+        this.chain = sessions.chainFor(sessionId);
+    }
+
+    boolean requestComplete() {
+        return requestComplete;
+    }
+
+    boolean isDone() {
+        return done;
+    }
+
+    InterceptorChain chain() {
+        return chain;
+    }
+
+    String sessionId() {
+        return sessionId;
+    }
+
+    // ---- the request ---------------------------------------------------------------------------------
+
+    /** The request's head arrived. */
+    void onRequestHead() {
+        if (post) {
+            long declared = HttpUtil.getContentLength(head, -1L);
+            if (declared > config.maxRequestBody) {
+                rejectBody(declared);
+                return;
+            }
+            requestBody = downstream.alloc().heapBuffer((int) Math.max(256, Math.min(declared, 64 * 1024)),
+                    config.maxRequestBody);
+        } else {
+            // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
+            forwarded = true;
+            frontend.sendUpstream(this, prepareForUpstream(head));
+            startResponseTimeout();
+        }
+    }
+
+    /** A piece of the request body arrived; takes ownership. */
+    void onRequestContent(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        if (done) {
+            content.release();
+        } else if (post) {
+            try {
+                ByteBuf bytes = content.content();
+                if (requestBody.readableBytes() + (long) bytes.readableBytes() > config.maxRequestBody) {
+                    rejectBody(requestBody.readableBytes() + (long) bytes.readableBytes());
+                    return;
+                }
+                requestBody.writeBytes(bytes);
+            } finally {
+                content.release();
+            }
+            if (last) {
+                requestComplete = true;
+                onRequestBody();
+            }
+        } else {
+            frontend.sendUpstream(this, content);
+            requestComplete |= last;
+        }
+    }
+
+    private void rejectBody(long size) {
+        log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
+                config.maxRequestBody);
+        releaseRequestBody();
+        requestComplete = true;
+        respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
+                "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
+    }
+
+    private void onRequestBody() {
+        ByteBuf body = requestBody;
+        requestBody = null;
+        if (!body.isReadable()) {
+            body.release();
+            forwarded = true;
+            frontend.sendUpstream(this, fullRequest(Unpooled.EMPTY_BUFFER));
+            startResponseTimeout();
+            return;
+        }
+        Envelope envelope = new EnvelopeSniffer().sniff(body);
+        requestId = envelope.id();
+        Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.CLIENT_TO_SERVER,
+                chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
+        frame.route(this);
+        process(frame);
+    }
+
+    /** The chain let a client-to-server frame through: send it upstream. On the chain's executor. */
+    void sendRequest(Frame frame) {
+        onLoop(frame, () -> {
+            if (done || answeredHere) {
+                frame.release();
+                return;
+            }
+            if (forwarded) {
+                // A second frame for one request (a duplicate): the client asked once, so its
+                // answer can only be the first one. Send the copy on a connection of its own.
+                frontend.sendShadow(fullRequest(frame.content().retainedSlice()));
+                frame.release();
+                return;
+            }
+            forwarded = true;
+            ByteBuf body = frame.content().retainedSlice();
+            frame.release();
+            frontend.sendUpstream(this, fullRequest(body));
+            startResponseTimeout();
+        });
+    }
+
+    private FullHttpRequest fullRequest(ByteBuf body) {
+        FullHttpRequest request = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body,
+                head.headers().copy(), EmptyHttpHeaders.INSTANCE);
+        prepareHeaders(request.headers());
+        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return request;
+    }
+
+    private HttpRequest prepareForUpstream(HttpRequest request) {
+        HttpRequest copy = new DefaultHttpRequest(request.protocolVersion(), request.method(), request.uri(),
+                request.headers().copy());
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        prepareHeaders(copy.headers());
+        if (chunked) {
+            HttpUtil.setTransferEncodingChunked(copy, true);
+        }
+        return copy;
+    }
+
+    private void prepareHeaders(HttpHeaders headers) {
+        HttpMessages.removeHopByHop(headers);
+        if (config.rewriteHost) {
+            headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
+        }
+    }
+
+    private void startResponseTimeout() {
+        if (config.responseTimeoutMillis > 0) {
+            responseTimeout = downstream.eventLoop().schedule(this::onResponseTimeout,
+                    config.responseTimeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void onResponseTimeout() {
+        if (responseHead == null && !done) {
+            log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
+                    config.responseTimeoutMillis);
+            frontend.closeUpstream();
+            respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
+                    + config.upstreamLabel + " did not answer within " + config.responseTimeoutMillis + " ms", true);
+        }
+    }
+
+    // ---- the response ------------------------------------------------------------------------------------
+
+    /** Something came from the upstream connection for this exchange; takes ownership. */
+    void onUpstream(Object message) {
+        if (done || answeredHere) {
+            ReferenceCountUtil.release(message);
+            return;
+        }
+        if (message instanceof HttpResponse) {
+            onResponseHead((HttpResponse) message);
+        }
+        if (message instanceof HttpContent) {
+            onResponseContent((HttpContent) message);
+        } else if (!(message instanceof HttpResponse)) {
+            ReferenceCountUtil.release(message);
+        }
+    }
+
+    private void onResponseHead(HttpResponse response) {
+        if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+            return; // 100 Continue and friends: the final answer follows
+        }
+        if (responseTimeout != null) {
+            responseTimeout.cancel(false);
+        }
+        responseHead = response;
+        trackSession(response);
+        HttpHeaders headers = response.headers();
+        boolean hasBody = !HttpMethod.HEAD.equals(head.method())
+                && response.status().code() != 204 && response.status().code() != 304;
+        if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(headers)) {
+            mode = Mode.SSE;
+            sse = new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
+                    new SseFramer(config.maxSseEventSize, downstream.alloc()),
+                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
+            HttpResponse out = copyHead(response);
+            out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+            HttpUtil.setTransferEncodingChunked(out, true);
+            writeHead(out);
+        } else if (hasBody && HttpMessages.isJson(headers)
+                && HttpUtil.getContentLength(response, 0L) <= config.maxJsonResponseBody) {
+            mode = Mode.JSON;
+            long declared = HttpUtil.getContentLength(response, 1024L);
+            responseBody = downstream.alloc().heapBuffer((int) Math.max(256, Math.min(declared, 1 << 20)));
+        } else {
+            mode = Mode.RAW;
+            HttpResponse out = copyHead(response);
+            if (hasBody && !HttpUtil.isContentLengthSet(response)) {
+                HttpUtil.setTransferEncodingChunked(out, true);
+            }
+            writeHead(out);
+        }
+    }
+
+    private void trackSession(HttpResponse response) {
+        String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
+        if (named != null && sessionId == null) {
+            frontend.sessions().learn(named, chain);
+        }
+        if (sessionId != null && (response.status().code() == 404
+                || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()
+                == HttpStatusClass.SUCCESS)) {
+            frontend.sessions().end(sessionId);
+        }
+    }
+
+    private void onResponseContent(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        switch (mode) {
+            case SSE: {
+                List<Frame> frames = new ArrayList<>();
+                sse.decode(content.content().retain(), frames::add);
+                if (last) {
+                    sse.finish(frames::add);
+                }
+                content.release();
+                for (Frame frame : frames) {
+                    frame.route(this);
+                }
+                if (!frames.isEmpty()) {
+                    process(frames);
+                }
+                if (last) {
+                    // After the stream's last events have passed the chain.
+                    afterChain(this::endStream);
+                }
+                break;
+            }
+            case JSON: {
+                ByteBuf bytes = content.content();
+                if (responseBody.readableBytes() + (long) bytes.readableBytes() > config.maxJsonResponseBody) {
+                    // Too big to hold: pass it through as it comes, uninspected.
+                    log.info("{} {}: JSON response over {} bytes: relayed without interception", head.method(),
+                            head.uri(), config.maxJsonResponseBody);
+                    mode = Mode.RAW;
+                    HttpResponse out = copyHead(responseHead);
+                    HttpUtil.setTransferEncodingChunked(out, !HttpUtil.isContentLengthSet(responseHead));
+                    writeHead(out);
+                    downstream.write(new DefaultHttpContent(responseBody));
+                    responseBody = null;
+                    onResponseContent(content);
+                    return;
+                }
+                responseBody.writeBytes(bytes);
+                content.release();
+                if (last) {
+                    ByteBuf body = responseBody;
+                    responseBody = null;
+                    Envelope envelope = new EnvelopeSniffer().sniff(body);
+                    Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
+                            chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
+                    frame.route(this);
+                    process(frame);
+                }
+                break;
+            }
+            default:
+                downstream.writeAndFlush(content.retain());
+                content.release();
+                if (last) {
+                    complete();
+                }
+                break;
+        }
+    }
+
+    /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */
+    void sendResponse(Frame frame) {
+        onLoop(frame, () -> {
+            if (done) {
+                frame.release();
+                return;
+            }
+            switch (mode) {
+                case SSE:
+                    ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice()
+                            : SseEncoder.encode(downstream.alloc(), frame.content());
+                    frame.release();
+                    downstream.writeAndFlush(new DefaultHttpContent(event));
+                    break;
+                case JSON: {
+                    HttpResponse out = copyHead(responseHead);
+                    ByteBuf body = frame.content().retainedSlice();
+                    frame.release();
+                    FullHttpResponse full = new DefaultFullHttpResponse(out.protocolVersion(), out.status(), body,
+                            out.headers(), EmptyHttpHeaders.INSTANCE);
+                    full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+                    responded = true;
+                    downstream.writeAndFlush(full);
+                    complete();
+                    break;
+                }
+                case AWAITING: {
+                    // A fault answered the request itself (an error): the upstream never saw it, or
+                    // its late answer will be thrown away with its connection.
+                    answeredHere = true;
+                    if (forwarded) {
+                        frontend.closeUpstream();
+                    }
+                    ByteBuf body = frame.content().retainedSlice();
+                    frame.release();
+                    FullHttpResponse full = new DefaultFullHttpResponse(head.protocolVersion(), HttpResponseStatus.OK,
+                            body);
+                    full.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+                    if (sessionId != null) {
+                        full.headers().set(HttpMessages.MCP_SESSION_ID, sessionId);
+                    }
+                    responded = true;
+                    downstream.writeAndFlush(full);
+                    complete();
+                    break;
+                }
+                default:
+                    log.warn("{}: no way to send {} on a response relayed as is", head.uri(), frame);
+                    frame.release();
+                    break;
+            }
+        });
+    }
+
+    private void endStream() {
+        onLoop(null, () -> {
+            if (!done) {
+                downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                complete();
+            }
+        });
+    }
+
+    /** The upstream connection closed while this exchange was waiting on it. */
+    void onUpstreamClosed() {
+        if (done || answeredHere || !forwarded) {
+            return;
+        }
+        if (!responded) {
+            log.info("{} {}: the upstream closed the connection before answering: answered 502", head.method(),
+                    head.uri());
+            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
+                    + config.upstreamLabel + " closed the connection before answering", true);
+        } else {
+            // Mid-response: the client must see the stream end abruptly, as it did upstream.
+            log.info("{} {}: the upstream closed the connection mid-response; closing the client's", head.method(),
+                    head.uri());
+            done = true;
+            downstream.close();
+        }
+    }
+
+    /** The upstream could not be reached. */
+    void onUpstreamUnreachable(Throwable cause) {
+        if (done || responded) {
+            return;
+        }
+        log.info("{} {}: the upstream {} is unreachable ({}): answered 502", head.method(), head.uri(),
+                config.upstreamLabel, cause.getMessage());
+        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: cannot reach the upstream "
+                + config.upstreamLabel + ": " + cause.getMessage(), true);
+    }
+
+    /** A fault closes the client's connection of this exchange. */
+    void closeClient() {
+        onLoop(null, frontend::closeClient);
+    }
+
+    /** A fault closes the upstream connection of this exchange. */
+    void closeUpstream() {
+        onLoop(null, frontend::closeUpstream);
+    }
+
+    /** The client's connection closed: let go of everything. */
+    void abort() {
+        done = true;
+        if (responseTimeout != null) {
+            responseTimeout.cancel(false);
+        }
+        releaseRequestBody();
+        if (responseBody != null) {
+            responseBody.release();
+            responseBody = null;
+        }
+        if (sse != null) {
+            sse.finish(Frame::release);
+        }
+    }
+
+    private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {
+        if (responded || done) {
+            return;
+        }
+        responded = true;
+        FullHttpResponse response = HttpMessages.jsonRpcError(downstream.alloc(), head.protocolVersion(), status, id,
+                message);
+        if (!keepAlive) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        downstream.writeAndFlush(response);
+        done = true;
+        frontend.exchangeDone(this, keepAlive && HttpUtil.isKeepAlive(head));
+    }
+
+    private HttpResponse copyHead(HttpResponse response) {
+        HttpResponse copy = new DefaultHttpResponse(response.protocolVersion(), response.status(),
+                response.headers().copy());
+        HttpMessages.removeHopByHop(copy.headers());
+        if (!HttpUtil.isKeepAlive(head)) {
+            copy.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return copy;
+    }
+
+    private void writeHead(HttpResponse out) {
+        responded = true;
+        downstream.writeAndFlush(out);
+    }
+
+    private void complete() {
+        if (done) {
+            return;
+        }
+        done = true;
+        if (responseTimeout != null) {
+            responseTimeout.cancel(false);
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(head) && (responseHead == null || HttpUtil.isKeepAlive(responseHead));
+        frontend.exchangeDone(this, keepAlive);
+    }
+
+    private void process(Frame frame) {
+        try {
+            chain.process(frame);
+        } catch (RejectedExecutionException e) {
+            frame.release();
+        }
+    }
+
+    private void process(List<Frame> frames) {
+        try {
+            chain.process(frames);
+        } catch (RejectedExecutionException e) {
+            frames.forEach(Frame::release);
+        }
+    }
+
+    private void afterChain(Runnable task) {
+        try {
+            chain.executor().execute(task);
+        } catch (RejectedExecutionException e) {
+            downstream.close();
+        }
+    }
+
+    /** Runs on the client connection's event loop; releases {@code frame} if that loop is gone. */
+    private void onLoop(Frame frame, Runnable task) {
+        if (downstream.eventLoop().inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            downstream.eventLoop().execute(task);
+        } catch (RejectedExecutionException e) {
+            if (frame != null) {
+                frame.release();
+            }
+        }
+    }
+
+    private void releaseRequestBody() {
+        if (requestBody != null) {
+            requestBody.release();
+            requestBody = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Exchange(" + head.method() + ' ' + head.uri() + (sessionId != null ? ", session " + sessionId : "") + ')';
+    }
+}

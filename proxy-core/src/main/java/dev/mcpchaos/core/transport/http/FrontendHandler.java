@@ -1,0 +1,314 @@
+package dev.mcpchaos.core.transport.http;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+
+/**
+ * One client connection. Serves its requests one at a time (pipelined requests wait their turn),
+ * each as an {@link Exchange}, over one upstream connection of its own that lives as long as the
+ * client's and is opened on the same event loop (the HexDumpProxy shape): a streaming response
+ * holds it until it ends, and when either side goes away the other is closed.
+ *
+ * <p>Backpressure: the client connection is not read while an exchange is in progress, and the
+ * upstream connection is not read while the client connection is not writable.
+ */
+final class FrontendHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(FrontendHandler.class);
+
+    private final HttpProxy proxy;
+    private ChannelHandlerContext ctx;
+    private Channel upstream;
+    private ChannelFuture upstreamReady;
+    private Exchange current;
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+
+    FrontendHandler(HttpProxy proxy) {
+        this.proxy = proxy;
+    }
+
+    HttpSessions sessions() {
+        return proxy.sessions();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (current != null && current.requestComplete() || !waiting.isEmpty()) {
+            waiting.add(msg); // a pipelined request: its turn comes when the current one is answered
+            return;
+        }
+        handle(msg);
+    }
+
+    private void handle(Object msg) {
+        if (msg instanceof HttpRequest) {
+            HttpRequest request = (HttpRequest) msg;
+            if (request.decoderResult().isFailure()) {
+                rejectMalformed(request.decoderResult().cause());
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            current = new Exchange(this, ctx.channel(), request, proxy.config(), proxy.sessions());
+            current.onRequestHead();
+        }
+        if (msg instanceof HttpContent) {
+            HttpContent content = (HttpContent) msg;
+            if (current == null || current.isDone() && current.requestComplete()) {
+                content.release();
+                return;
+            }
+            Exchange exchange = current;
+            exchange.onRequestContent(content);
+            if (exchange.requestComplete() && exchange == current && !exchange.isDone()) {
+                ctx.channel().config().setAutoRead(false); // one exchange at a time
+            }
+        } else if (!(msg instanceof HttpRequest)) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void rejectMalformed(Throwable cause) {
+        HttpResponseStatus status = cause instanceof TooLongHttpHeaderException
+                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                : HttpResponseStatus.BAD_REQUEST;
+        log.info("malformed HTTP request from {}: {}: answered {}", ctx.channel().remoteAddress(), cause.getMessage(),
+                status.code());
+        FullHttpResponse response = HttpMessages.jsonRpcError(ctx.alloc(), HttpVersion.HTTP_1_1, status, null,
+                "mcp-chaos: malformed HTTP request: " + cause.getMessage());
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** The exchange is answered: serve the next request, or close. */
+    void exchangeDone(Exchange exchange, boolean keepAlive) {
+        if (exchange != current) {
+            return;
+        }
+        current = null;
+        if (!keepAlive) {
+            ctx.channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        while (!waiting.isEmpty() && (current == null || !current.requestComplete())) {
+            handle(waiting.poll());
+        }
+        if (current == null || !current.requestComplete()) {
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+    }
+
+    /** Sends a request head, a full request or a piece of a body upstream, connecting first if needed. */
+    void sendUpstream(Exchange exchange, HttpObject message) {
+        ChannelFuture ready = upstreamReady();
+        if (ready.isDone()) {
+            writeUpstream(exchange, ready, message);
+        } else {
+            ready.addListener(f -> writeUpstream(exchange, ready, message));
+        }
+    }
+
+    private void writeUpstream(Exchange exchange, ChannelFuture ready, HttpObject message) {
+        if (!ready.isSuccess()) {
+            ReferenceCountUtil.release(message);
+            exchange.onUpstreamUnreachable(ready.cause());
+            return;
+        }
+        ready.channel().writeAndFlush(message).addListener(f -> {
+            if (!f.isSuccess()) {
+                exchange.onUpstreamUnreachable(f.cause());
+            }
+        });
+    }
+
+    /** A duplicate of a request goes on a connection of its own; its answer is read and thrown away. */
+    void sendShadow(HttpObject request) {
+        connect(new ShadowHandler()).addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                f.channel().writeAndFlush(request);
+            } else {
+                ReferenceCountUtil.release(request);
+            }
+        });
+    }
+
+    private ChannelFuture upstreamReady() {
+        if (upstreamReady == null || upstreamReady.isDone() && (!upstreamReady.isSuccess() || !upstream.isActive())) {
+            BackendHandler backend = new BackendHandler(this);
+            upstreamReady = connect(backend);
+            upstream = upstreamReady.channel();
+        }
+        return upstreamReady;
+    }
+
+    private ChannelFuture connect(ChannelInboundHandlerAdapter handler) {
+        HttpProxyConfig config = proxy.config();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(ctx.channel().eventLoop())
+                .channel(proxy.socketChannelType())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (config.upstreamTls != null) {
+                            ch.pipeline().addLast(config.upstreamTls.newHandler(ch.alloc(),
+                                    config.upstream.getHostString(), config.upstream.getPort()));
+                        }
+                        ch.pipeline().addLast(new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
+                        ch.pipeline().addLast(handler);
+                    }
+                });
+        return bootstrap.connect(config.upstream);
+    }
+
+    /** Closes the upstream connection (its state is unknown after a timeout or an injected answer). */
+    void closeUpstream() {
+        if (upstream != null) {
+            upstream.close();
+        }
+        upstreamReady = null;
+        upstream = null;
+    }
+
+    /** Called by the backend for what the upstream sends. */
+    void onUpstreamMessage(Channel from, Object msg) {
+        if (from != upstream || current == null) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        current.onUpstream(msg);
+    }
+
+    void onUpstreamInactive(Channel from) {
+        if (from != upstream) {
+            return;
+        }
+        upstreamReady = null;
+        upstream = null;
+        if (current != null) {
+            current.onUpstreamClosed();
+        }
+    }
+
+    /** Closes the client's connection (a disconnect fault). */
+    void closeClient() {
+        ctx.close();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        // Read the upstream only as fast as the client drains.
+        if (upstream != null) {
+            upstream.config().setAutoRead(ctx.channel().isWritable());
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            // Idle means no exchange at all: a long-lived SSE stream is an exchange and is never cut.
+            if (current == null) {
+                log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (current != null) {
+            current.abort();
+            current = null;
+        }
+        for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
+            ReferenceCountUtil.release(msg);
+        }
+        if (upstream != null) {
+            upstream.close();
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("client connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    /** Reads the upstream connection of a {@link FrontendHandler}. */
+    private static final class BackendHandler extends ChannelInboundHandlerAdapter {
+        private final FrontendHandler frontend;
+
+        BackendHandler(FrontendHandler frontend) {
+            this.frontend = frontend;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            frontend.onUpstreamMessage(ctx.channel(), msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            frontend.onUpstreamInactive(ctx.channel());
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("upstream connection failed: {}", cause.toString());
+            ctx.close();
+        }
+    }
+
+    /** Reads and discards the answer to a duplicated request, then closes. */
+    private static final class ShadowHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            boolean last = msg instanceof io.netty.handler.codec.http.LastHttpContent;
+            ReferenceCountUtil.release(msg);
+            if (last) {
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.mcpchaos.core.transport.http;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** Header rules and the proxy's own error answers. */
+final class HttpMessages {
+
+    /** JSON-RPC error code the proxy uses for its own transport errors (implementation-defined range). */
+    static final int PROXY_ERROR_CODE = -32000;
+
+    /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection and never pass a proxy. */
+    private static final List<AsciiString> HOP_BY_HOP = List.of(
+            HttpHeaderNames.CONNECTION, HttpHeaderNames.KEEP_ALIVE, HttpHeaderNames.PROXY_CONNECTION,
+            HttpHeaderNames.TE, HttpHeaderNames.TRAILER, HttpHeaderNames.TRANSFER_ENCODING,
+            HttpHeaderNames.UPGRADE, HttpHeaderNames.PROXY_AUTHENTICATE, HttpHeaderNames.PROXY_AUTHORIZATION);
+
+    static final AsciiString MCP_SESSION_ID = AsciiString.cached("mcp-session-id");
+
+    private HttpMessages() {
+    }
+
+    /** Removes hop-by-hop headers, including those the Connection header names. */
+    static void removeHopByHop(HttpHeaders headers) {
+        for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
+            for (String token : connection.split(",")) {
+                String name = token.trim();
+                if (!name.isEmpty()) {
+                    headers.remove(name);
+                }
+            }
+        }
+        for (AsciiString name : HOP_BY_HOP) {
+            headers.remove(name);
+        }
+    }
+
+    /**
+     * A response with a JSON-RPC error body, for failures of the proxy itself (upstream down,
+     * body too large). The id is the request's, when known, so the client can match it.
+     */
+    static FullHttpResponse jsonRpcError(ByteBufAllocator alloc, HttpVersion version, HttpResponseStatus status,
+                                         Object id, String message) {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":" + idJson(id) + ",\"error\":{\"code\":" + PROXY_ERROR_CODE
+                + ",\"message\":\"" + new String(JsonStringEncoder.getInstance().quoteAsString(message)) + "\"}}";
+        ByteBuf content = alloc.buffer(body.length()).writeBytes(body.getBytes(StandardCharsets.UTF_8));
+        FullHttpResponse response = new DefaultFullHttpResponse(version, status, content);
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+        return response;
+    }
+
+    /** The id as JSON: a number stays a number, a string is quoted, anything else is null. */
+    static String idJson(Object id) {
+        if (id instanceof Long || id instanceof BigDecimal) {
+            return id.toString();
+        }
+        if (id instanceof String) {
+            return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString((String) id)) + "\"";
+        }
+        return "null";
+    }
+
+    static boolean isEventStream(HttpHeaders headers) {
+        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+        return type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);
+    }
+
+    static boolean isJson(HttpHeaders headers) {
+        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+        return type != null && type.regionMatches(true, 0, "application/json", 0, 16);
+    }
+}

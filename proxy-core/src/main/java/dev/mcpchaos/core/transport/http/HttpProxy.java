@@ -1,0 +1,395 @@
+package dev.mcpchaos.core.transport.http;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.ConnectionControl;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.FrameSink;
+import dev.mcpchaos.core.transport.NettyTransports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Streamable HTTP transport: a reverse proxy in front of an HTTP MCP server that relays every
+ * request and response unchanged unless an interceptor acts, and streams Server-Sent Events
+ * event by event.
+ *
+ * <p>POST bodies are JSON-RPC messages: each is read whole (up to {@code maxRequestBody}), sniffed,
+ * and passed through the interceptor chain of its session before it goes upstream. A JSON
+ * response is read whole (up to {@code maxJsonResponseBody}; larger ones are relayed uninspected)
+ * and passed through the chain; an SSE response is relayed event by event, each event through the
+ * chain as soon as it arrived. Anything else (202, GET streams that are not SSE, errors) is
+ * streamed through as it comes. Paths, query strings, status codes and headers pass unchanged,
+ * except hop-by-hop headers, which HTTP/1.1 says a proxy removes, and {@code Host} if asked.
+ *
+ * <p>Sessions are learned from the {@code Mcp-Session-Id} the upstream gives; each has its own
+ * correlation state. A session ends on DELETE or when the upstream answers 404 for it.
+ *
+ * <p>The proxy's own failures are answered with a JSON-RPC error body carrying the request's id:
+ * 502 when the upstream refuses, resets or closes, 504 when it does not answer within
+ * {@code responseTimeout}, 413 for a body over the limit, 431 for headers over the limit, 503
+ * past {@code maxConnections}.
+ *
+ * <p><b>Limits</b> (defaults): request body 16 MiB; JSON response held for interception 64 MiB;
+ * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
+ * response timeout (to the response head) 5 min; idle keep-alive connection 5 min (a connection
+ * with an exchange in progress, such as an SSE stream, is never idle).
+ */
+public final class HttpProxy implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(HttpProxy.class);
+
+    private final HttpProxyConfig config;
+    private final EventLoopGroup group;
+    private final EventExecutor chainExecutor;
+    private final boolean ownsChainExecutor;
+    private final HttpSessions sessions;
+    private final Channel serverChannel;
+    private final AtomicInteger connections = new AtomicInteger();
+
+    private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
+        this.config = config;
+        this.group = NettyTransports.newEventLoopGroup(builder.ioThreads, "mcp-chaos-http");
+        if (builder.executor != null) {
+            chainExecutor = builder.executor;
+            ownsChainExecutor = false;
+        } else {
+            chainExecutor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-chain", true));
+            ownsChainExecutor = true;
+        }
+        FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
+        FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
+        sessions = new HttpSessions(builder.interceptors, chainExecutor, builder.alloc, new Control(), toServer,
+                toClient);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(NettyTransports.serverChannelType())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, builder.alloc)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        initClientChannel(ch);
+                    }
+                });
+        try {
+            serverChannel = bootstrap.bind(builder.listen).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            shutdownExecutors();
+            throw new IOException("cannot listen on " + builder.listen + ": " + e.getMessage(), e);
+        }
+        log.info("listening on http://{} (transport {}), relaying to {}", format(address()), NettyTransports.name(),
+                config.upstreamLabel);
+    }
+
+    /** A builder for a proxy in front of {@code upstream}, such as {@code http://127.0.0.1:3001/mcp}. */
+    public static Builder builder(URI upstream) {
+        return new Builder(upstream);
+    }
+
+    private void initClientChannel(SocketChannel ch) {
+        if (connections.incrementAndGet() > config.maxConnections) {
+            connections.decrementAndGet();
+            log.warn("refused a connection from {}: {} connections open (the limit)", ch.remoteAddress(),
+                    config.maxConnections);
+            ch.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                    + "Connection: close\r\n\r\n", StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        if (config.idleTimeoutMillis > 0) {
+            ch.pipeline().addLast(new IdleStateHandler(0, 0, config.idleTimeoutMillis, TimeUnit.MILLISECONDS));
+        }
+        ch.pipeline().addLast(new HttpServerCodec(8192, config.maxHeaderSize, 64 * 1024));
+        ch.pipeline().addLast(new FrontendHandler(this));
+    }
+
+    /** The address the proxy listens on (with the real port when 0 was asked for). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** How many client connections are open. */
+    public int openConnections() {
+        return connections.get();
+    }
+
+    /** How many MCP sessions the proxy knows. */
+    public int sessionCount() {
+        return sessions.size();
+    }
+
+    HttpProxyConfig config() {
+        return config;
+    }
+
+    HttpSessions sessions() {
+        return sessions;
+    }
+
+    Class<? extends SocketChannel> socketChannelType() {
+        return NettyTransports.socketChannelType();
+    }
+
+    /** Stops listening, closes every connection and waits for the event loops to stop. */
+    @Override
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+        shutdownExecutors();
+    }
+
+    private void shutdownExecutors() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (ownsChainExecutor) {
+            chainExecutor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static Exchange exchangeOf(Frame frame) {
+        Object route = frame.route();
+        if (route instanceof Exchange) {
+            return (Exchange) route;
+        }
+        frame.release();
+        throw new IllegalStateException("frame has no HTTP exchange to travel on: " + frame
+                + " (make replies with Frame.reply and copies with Frame.duplicate or Frame.withContent)");
+    }
+
+    private static String format(InetSocketAddress address) {
+        return address.getHostString() + ':' + address.getPort();
+    }
+
+    /** What faults may do on HTTP: act on the connections of the exchange a frame travels on. */
+    private static final class Control implements ConnectionControl {
+        @Override
+        public void closeClientSide(Frame at) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange != null) {
+                exchange.closeClient();
+            }
+        }
+
+        @Override
+        public void closeServerSide(Frame at) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange != null) {
+                exchange.closeUpstream();
+            }
+        }
+
+        @Override
+        public void terminateServer(Frame at) {
+            closeServerSide(at);
+        }
+
+        @Override
+        public void killServer(Frame at) {
+            closeServerSide(at);
+        }
+    }
+
+    /** Configures and starts an {@link HttpProxy}. */
+    public static final class Builder {
+        private final URI upstream;
+        private InetSocketAddress listen = new InetSocketAddress("127.0.0.1", 0);
+        private final List<FrameInterceptor> interceptors = new ArrayList<>();
+        private boolean rewriteHost;
+        private Path trustedCa;
+        private boolean trustAnyCertificate;
+        private int maxRequestBody = 16 * 1024 * 1024;
+        private int maxJsonResponseBody = 64 * 1024 * 1024;
+        private int maxSseEventSize = 16 * 1024 * 1024;
+        private int maxHeaderSize = 16 * 1024;
+        private int maxConnections = 10_000;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration responseTimeout = Duration.ofMinutes(5);
+        private Duration idleTimeout = Duration.ofMinutes(5);
+        private int ioThreads;
+        private EventExecutor executor;
+        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+
+        private Builder(URI upstream) {
+            this.upstream = Objects.requireNonNull(upstream, "upstream");
+            String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https") || upstream.getHost() == null) {
+                throw new IllegalArgumentException("upstream: " + upstream
+                        + " (expected: an http:// or https:// URL with a host, such as http://127.0.0.1:3001/mcp)");
+            }
+        }
+
+        /** Where to listen; default 127.0.0.1 on a free port. */
+        public Builder listen(InetSocketAddress address) {
+            this.listen = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /** Adds an interceptor; they run in the order added. */
+        public Builder interceptor(FrameInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** Sends the upstream's own host in {@code Host} instead of the client's; default: the client's. */
+        public Builder rewriteHost(boolean rewrite) {
+            this.rewriteHost = rewrite;
+            return this;
+        }
+
+        /** Trusts upstream certificates issued by the CA in this PEM file (https upstreams). */
+        public Builder trustedCa(Path pemFile) {
+            this.trustedCa = Objects.requireNonNull(pemFile, "pemFile");
+            return this;
+        }
+
+        /** Accepts any upstream certificate. For test servers only: it gives up TLS's protection. */
+        public Builder trustAnyCertificate(boolean trustAny) {
+            this.trustAnyCertificate = trustAny;
+            return this;
+        }
+
+        /** Largest POST body, in bytes; larger ones are answered 413. Default 16 MiB. */
+        public Builder maxRequestBody(int bytes) {
+            this.maxRequestBody = requirePositive(bytes, "maxRequestBody");
+            return this;
+        }
+
+        /** Largest JSON response held for interception; larger ones pass uninspected. Default 64 MiB. */
+        public Builder maxJsonResponseBody(int bytes) {
+            this.maxJsonResponseBody = requirePositive(bytes, "maxJsonResponseBody");
+            return this;
+        }
+
+        /** Largest SSE event; larger ones are dropped, counted and logged. Default 16 MiB. */
+        public Builder maxSseEventSize(int bytes) {
+            this.maxSseEventSize = requirePositive(bytes, "maxSseEventSize");
+            return this;
+        }
+
+        /** Largest header block, in bytes; larger ones are answered 431. Default 16 KiB. */
+        public Builder maxHeaderSize(int bytes) {
+            this.maxHeaderSize = requirePositive(bytes, "maxHeaderSize");
+            return this;
+        }
+
+        /** Most client connections open at once; more are answered 503. Default 10,000. */
+        public Builder maxConnections(int connections) {
+            this.maxConnections = requirePositive(connections, "maxConnections");
+            return this;
+        }
+
+        /** Time to connect to the upstream. Default 5 s. */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = requirePositive(timeout, "connectTimeout");
+            return this;
+        }
+
+        /** Time from sending a request to the upstream's response head; then 504. Default 5 min. */
+        public Builder responseTimeout(Duration timeout) {
+            this.responseTimeout = requirePositive(timeout, "responseTimeout");
+            return this;
+        }
+
+        /** Time a client connection may sit with no exchange before it is closed. Default 5 min. */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = requirePositive(timeout, "idleTimeout");
+            return this;
+        }
+
+        /** I/O threads; default: Netty's (twice the cores). */
+        public Builder ioThreads(int threads) {
+            if (threads < 0) {
+                throw new IllegalArgumentException("ioThreads: " + threads + " (expected: >= 0)");
+            }
+            this.ioThreads = threads;
+            return this;
+        }
+
+        /** The executor interceptors run on; default: a dedicated event loop. */
+        public Builder executor(EventExecutor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /** The buffer allocator; default: the pooled one. */
+        public Builder alloc(ByteBufAllocator alloc) {
+            this.alloc = Objects.requireNonNull(alloc, "alloc");
+            return this;
+        }
+
+        /**
+         * Binds and starts relaying.
+         *
+         * @throws IOException when the address cannot be bound or the TLS settings cannot be used
+         */
+        public HttpProxy start() throws IOException {
+            boolean tls = "https".equalsIgnoreCase(upstream.getScheme());
+            int port = upstream.getPort() != -1 ? upstream.getPort() : tls ? 443 : 80;
+            InetSocketAddress address = InetSocketAddress.createUnresolved(upstream.getHost(), port);
+            String label = upstream.getScheme().toLowerCase(Locale.ROOT) + "://" + upstream.getHost() + ':' + port;
+            boolean defaultPort = upstream.getPort() == -1;
+            String hostHeader = defaultPort ? upstream.getHost() : upstream.getHost() + ':' + port;
+            HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
+                    rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
+                    (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
+                    idleTimeout.toMillis());
+            return new HttpProxy(this, config);
+        }
+
+        private SslContext sslContext() throws SSLException {
+            SslContextBuilder tls = SslContextBuilder.forClient().endpointIdentificationAlgorithm("HTTPS");
+            if (trustAnyCertificate) {
+                tls.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
+            } else if (trustedCa != null) {
+                tls.trustManager(trustedCa.toFile());
+            }
+            return tls.build();
+        }
+
+        private static int requirePositive(int value, String name) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + ": " + value + " (expected: >= 1)");
+            }
+            return value;
+        }
+
+        private static Duration requirePositive(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.mcpchaos.core.transport.http;
+
+import io.netty.handler.ssl.SslContext;
+
+import java.net.InetSocketAddress;
+
+/** The settings of a running {@link HttpProxy}, fixed at start. */
+final class HttpProxyConfig {
+    final InetSocketAddress upstream;
+    final String upstreamLabel;
+    final String upstreamHostHeader;
+    final SslContext upstreamTls;
+    final boolean rewriteHost;
+    final int maxRequestBody;
+    final int maxJsonResponseBody;
+    final int maxSseEventSize;
+    final int maxHeaderSize;
+    final int maxConnections;
+    final int connectTimeoutMillis;
+    final long responseTimeoutMillis;
+    final long idleTimeoutMillis;
+
+    HttpProxyConfig(InetSocketAddress upstream, String upstreamLabel, String upstreamHostHeader, SslContext upstreamTls,
+                    boolean rewriteHost, int maxRequestBody, int maxJsonResponseBody, int maxSseEventSize,
+                    int maxHeaderSize, int maxConnections, int connectTimeoutMillis, long responseTimeoutMillis,
+                    long idleTimeoutMillis) {
+        this.upstream = upstream;
+        this.upstreamLabel = upstreamLabel;
+        this.upstreamHostHeader = upstreamHostHeader;
+        this.upstreamTls = upstreamTls;
+        this.rewriteHost = rewriteHost;
+        this.maxRequestBody = maxRequestBody;
+        this.maxJsonResponseBody = maxJsonResponseBody;
+        this.maxSseEventSize = maxSseEventSize;
+        this.maxHeaderSize = maxHeaderSize;
+        this.maxConnections = maxConnections;
+        this.connectTimeoutMillis = connectTimeoutMillis;
+        this.responseTimeoutMillis = responseTimeoutMillis;
+        this.idleTimeoutMillis = idleTimeoutMillis;
+    }
+}

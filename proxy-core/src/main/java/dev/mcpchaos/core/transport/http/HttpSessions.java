@@ -1,0 +1,72 @@
+package dev.mcpchaos.core.transport.http;
+
+import dev.mcpchaos.core.intercept.ConnectionControl;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.FrameSink;
+import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.session.Session;
+import dev.mcpchaos.core.transport.TransportKind;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The MCP sessions the proxy has seen, by {@code Mcp-Session-Id}, each with its own interceptor
+ * chain (and so its own correlation state). A request without a session id (the initialize
+ * request, or any request of the stateless revision) gets a chain of its own; if its response
+ * names a session, that chain becomes the session's, so the initialize exchange stays correlated.
+ */
+final class HttpSessions {
+
+    private final ConcurrentHashMap<String, InterceptorChain> chains = new ConcurrentHashMap<>();
+    private final AtomicLong unnamed = new AtomicLong();
+    private final List<FrameInterceptor> interceptors;
+    private final EventExecutor executor;
+    private final ByteBufAllocator alloc;
+    private final ConnectionControl connection;
+    private final FrameSink toServer;
+    private final FrameSink toClient;
+
+    HttpSessions(List<FrameInterceptor> interceptors, EventExecutor executor, ByteBufAllocator alloc,
+                 ConnectionControl connection, FrameSink toServer, FrameSink toClient) {
+        this.interceptors = List.copyOf(interceptors);
+        this.executor = executor;
+        this.alloc = alloc;
+        this.connection = connection;
+        this.toServer = toServer;
+        this.toClient = toClient;
+    }
+
+    /** The chain for a request: its session's, or a new one when it names none. */
+    InterceptorChain chainFor(String sessionId) {
+        if (sessionId == null) {
+            return newChain("http-" + unnamed.incrementAndGet());
+        }
+        return chains.computeIfAbsent(sessionId, this::newChain);
+    }
+
+    /** The upstream named a session in answer to a request that ran on {@code chain}. */
+    void learn(String sessionId, InterceptorChain chain) {
+        if (chains.putIfAbsent(sessionId, chain) == null) {
+            chain.session().rename(sessionId);
+        }
+    }
+
+    /** The session ended (DELETE, or the upstream answered 404 for it). */
+    void end(String sessionId) {
+        chains.remove(sessionId);
+    }
+
+    /** How many sessions are known. */
+    int size() {
+        return chains.size();
+    }
+
+    private InterceptorChain newChain(String id) {
+        return new InterceptorChain(interceptors, new Session(id), TransportKind.HTTP, executor, alloc, connection,
+                toServer, toClient);
+    }
+}

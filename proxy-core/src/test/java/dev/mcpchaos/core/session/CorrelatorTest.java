@@ -1,0 +1,212 @@
+package dev.mcpchaos.core.session;
+
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+
+import static dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER;
+import static dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link Correlator}: matching responses to the requests they answer, per direction. */
+class CorrelatorTest {
+
+    private final Correlator correlator = new Correlator();
+
+    @Test
+    void responseIsMatchedToTheClientRequestItAnswers() {
+        Envelope request = observe(CLIENT_TO_SERVER,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search_docs\"}}");
+        assertThat(correlator.pending(CLIENT_TO_SERVER, 1L)).isEqualTo(request);
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(1);
+
+        Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}");
+        try {
+            correlator.observe(response);
+            assertThat(response.answers()).isEqualTo(request);
+            // Rules match a response by the request it answers.
+            assertThat(response.method()).isEqualTo("tools/call");
+            assertThat(response.toolName()).isEqualTo("search_docs");
+        } finally {
+            response.release();
+        }
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+        assertThat(correlator.pending(CLIENT_TO_SERVER, 1L)).isNull();
+    }
+
+    @Test
+    void serverRequestsAreAnsweredByTheClient() {
+        Envelope request = observe(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sampling/createMessage\"}");
+        assertThat(correlator.pendingCount(SERVER_TO_CLIENT)).isEqualTo(1);
+        assertThat(answersOf(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}")).isEqualTo(request);
+        assertThat(correlator.pendingCount(SERVER_TO_CLIENT)).isZero();
+    }
+
+    @Test
+    void eachDirectionIsItsOwnIdSpace() {
+        Envelope clientRequest = observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+        Envelope serverRequest = observe(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")).isEqualTo(clientRequest);
+        assertThat(correlator.pending(SERVER_TO_CLIENT, 1L)).isEqualTo(serverRequest);
+        assertThat(answersOf(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")).isEqualTo(serverRequest);
+        // A response travelling the same way as the request does not answer it.
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+        assertThat(answersOf(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}")).isNull();
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(1);
+    }
+
+    @Test
+    void numericAndStringIdsDoNotMatchEachOther() {
+        Envelope numeric = observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"a\"}");
+        Envelope string = observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"b\"}");
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(2);
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}")).isEqualTo(string);
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}")).isNull();
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}")).isEqualTo(numeric);
+    }
+
+    @Test
+    void largeNumericIdsMatch() {
+        Envelope request = observe(CLIENT_TO_SERVER,
+                "{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"method\":\"a\"}");
+        assertThat(correlator.pending(CLIENT_TO_SERVER, new BigDecimal("123456789012345678901234567890")))
+                .isEqualTo(request);
+        assertThat(answersOf(SERVER_TO_CLIENT,
+                "{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"result\":1}")).isEqualTo(request);
+    }
+
+    @Test
+    void errorResponsesAnswerToo() {
+        Envelope request = observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+                + "\"params\":{\"name\":\"t\"}}");
+        Frame error = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32000,\"message\":\"x\"}}");
+        try {
+            correlator.observe(error);
+            assertThat(error.answers()).isEqualTo(request);
+            assertThat(error.toolName()).isEqualTo("t");
+        } finally {
+            error.release();
+        }
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+    }
+
+    @Test
+    void errorWithANullIdAnswersNothingAndForgetsNothing() {
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"a\"}");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+                + "\"message\":\"parse error\"}}")).isNull();
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(1);
+    }
+
+    @Test
+    void unknownIdsAndOtherFramesAnswerNothing() {
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}")).isNull();
+        for (String other : new String[] {
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"",   // malformed
+            "   ",
+            "{}",
+        }) {
+            assertThat(answersOf(CLIENT_TO_SERVER, other)).isNull();
+        }
+        // Notifications, malformed and blank frames are not remembered as requests.
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+        assertThat(correlator.pendingCount(SERVER_TO_CLIENT)).isZero();
+    }
+
+    @Test
+    void batchesAreHandledElementByElement() {
+        Frame batch = frame(CLIENT_TO_SERVER, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},"
+                + "{\"jsonrpc\":\"2.0\",\"method\":\"n\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]");
+        try {
+            correlator.observe(batch);
+            assertThat(batch.answers()).isNull();
+        } finally {
+            batch.release();
+        }
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(2);
+        assertThat(correlator.pending(CLIENT_TO_SERVER, 2L).method()).isEqualTo("b");
+
+        // A batch of responses forgets what it answers; the batch frame answers no single request.
+        Frame responses = frame(SERVER_TO_CLIENT, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},"
+                + "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":1,\"message\":\"m\"}}]");
+        try {
+            correlator.observe(responses);
+            assertThat(responses.answers()).isNull();
+        } finally {
+            responses.release();
+        }
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+
+        // And a single response can answer a request that came in a batch.
+        Frame batch2 = frame(CLIENT_TO_SERVER, "[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}]");
+        correlator.observe(batch2);
+        batch2.release();
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}").method()).isEqualTo("c");
+    }
+
+    @Test
+    void forgetsTheOldestRequestsBeyondTheLimit() {
+        Correlator small = new Correlator(3);
+        for (int id = 1; id <= 5; id++) {
+            Frame request = frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"m" + id + "\"}");
+            small.observe(request);
+            request.release();
+        }
+        assertThat(small.pendingCount(CLIENT_TO_SERVER)).isEqualTo(3);
+        assertThat(small.evictedCount()).isEqualTo(2);
+        assertThat(small.pending(CLIENT_TO_SERVER, 1L)).isNull();
+        assertThat(small.pending(CLIENT_TO_SERVER, 2L)).isNull();
+        assertThat(small.pending(CLIENT_TO_SERVER, 3L).method()).isEqualTo("m3");
+        assertThat(small.pending(CLIENT_TO_SERVER, 5L).method()).isEqualTo("m5");
+        // The other direction has its own allowance.
+        assertThat(small.pendingCount(SERVER_TO_CLIENT)).isZero();
+    }
+
+    @Test
+    void defaultsAndValidation() {
+        assertThat(Correlator.DEFAULT_MAX_PENDING).isEqualTo(10_000);
+        assertThat(correlator.evictedCount()).isZero();
+        assertThatThrownBy(() -> new Correlator(0)).isInstanceOf(IllegalArgumentException.class);
+        Session session = new Session("stdio");
+        assertThat(session.id()).isEqualTo("stdio");
+        assertThat(session.correlator()).isNotNull();
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Observes a frame of this JSON and returns its envelope. */
+    private Envelope observe(Direction direction, String json) {
+        Frame frame = frame(direction, json);
+        try {
+            correlator.observe(frame);
+            return frame.envelope();
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Observes a frame of this JSON and returns the request it was found to answer. */
+    private Envelope answersOf(Direction direction, String json) {
+        Frame frame = frame(direction, json);
+        try {
+            correlator.observe(frame);
+            return frame.answers();
+        } finally {
+            frame.release();
+        }
+    }
+
+    private static Frame frame(Direction direction, String json) {
+        byte[] bytes = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        Envelope envelope = new EnvelopeSniffer().sniff(Unpooled.wrappedBuffer(bytes, 0, bytes.length - 1));
+        return Frame.original(Unpooled.wrappedBuffer(bytes), bytes.length - 1, envelope, direction, 0);
+    }
+}

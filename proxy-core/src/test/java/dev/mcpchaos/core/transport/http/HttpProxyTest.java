@@ -1,0 +1,322 @@
+package dev.mcpchaos.core.transport.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.MessageKind;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTP transport against a real upstream (the JDK's HTTP server) and a real client (the
+ * JDK's HTTP client), on 127.0.0.1: exact relay of JSON and SSE, streaming, sessions and
+ * correlation, answers injected by an interceptor, and the proxy's own failure answers.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HttpProxyTest {
+
+    private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+    private static final String INIT_RESULT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}";
+
+    private HttpServer upstream;
+    private HttpProxy proxy;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final List<String> upstreamBodies = new CopyOnWriteArrayList<>();
+    private final AtomicReference<String> upstreamHost = new AtomicReference<>();
+    private final CountDownLatch releaseSecondEvent = new CountDownLatch(1);
+
+    @BeforeEach
+    void startUpstream() throws IOException {
+        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.setExecutor(Executors.newCachedThreadPool());
+        upstream.createContext("/mcp", this::serveMcp);
+        upstream.start();
+    }
+
+    @AfterEach
+    void stop() {
+        releaseSecondEvent.countDown();
+        if (proxy != null) {
+            proxy.close();
+        }
+        upstream.stop(0);
+    }
+
+    private void serveMcp(HttpExchange exchange) throws IOException {
+        upstreamHost.set(exchange.getRequestHeaders().getFirst("Host"));
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        upstreamBodies.add(exchange.getRequestMethod() + " " + body);
+        if (exchange.getRequestMethod().equals("DELETE")) {
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+            return;
+        }
+        if (exchange.getRequestMethod().equals("GET")) {
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            out.write(": keep-alive\n\nid: g1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            exchange.close();
+            return;
+        }
+        if (body.contains("\"initialize\"")) {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.getResponseHeaders().set("Mcp-Session-Id", "s-123");
+            exchange.getResponseHeaders().set("X-Custom", "kept");
+            byte[] bytes = INIT_RESULT.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            exchange.getResponseBody().write(bytes);
+            exchange.close();
+        } else if (body.contains("\"tools/call\"")) {
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            out.write(("id: e1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                    + "\"params\":{\"progress\":1}}\n\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            await(releaseSecondEvent);
+            out.write(("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        } else if (body.contains("\"slow/never\"")) {
+            await(releaseSecondEvent);
+            exchange.close();
+        } else {
+            exchange.sendResponseHeaders(202, -1);
+            exchange.close();
+        }
+    }
+
+    private HttpProxy.Builder proxyBuilder() {
+        return HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"));
+    }
+
+    private URI proxyUri() {
+        return URI.create("http://127.0.0.1:" + proxy.address().getPort() + "/mcp");
+    }
+
+    private HttpResponse<String> post(String body, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(proxyUri())
+                .timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void jsonResponseIsRelayedExactlyWithItsHeaders() throws Exception {
+        proxy = proxyBuilder().start();
+        HttpResponse<String> response = post(INIT, "X-Tenant", "blue");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo(INIT_RESULT);
+        assertThat(response.headers().firstValue("Mcp-Session-Id")).hasValue("s-123");
+        assertThat(response.headers().firstValue("X-Custom")).hasValue("kept");
+        assertThat(upstreamBodies).containsExactly("POST " + INIT);
+        // The client's Host goes upstream unchanged by default (DNS-rebinding protection keeps working).
+        assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + proxy.address().getPort());
+        assertThat(proxy.sessionCount()).isEqualTo(1);
+    }
+
+    @Test
+    void hostIsRewrittenWhenAsked() throws Exception {
+        proxy = proxyBuilder().rewriteHost(true).start();
+        post(INIT);
+        assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + upstream.getAddress().getPort());
+    }
+
+    @Test
+    void sseEventsAreStreamedOneByOneAndUnchanged() throws Exception {
+        proxy = proxyBuilder().start();
+        HttpRequest request = HttpRequest.newBuilder(proxyUri())
+                .header("Content-Type", "application/json")
+                .header("Mcp-Session-Id", "s-123")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
+                .build();
+        HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+        InputStream body = response.body();
+        String first = "id: e1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                + "\"params\":{\"progress\":1}}\n\n";
+        // The first event arrives while the upstream still holds the second: streamed, not buffered.
+        assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8)).isEqualTo(first);
+        releaseSecondEvent.countDown();
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8))
+                .isEqualTo("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n");
+    }
+
+    @Test
+    void notificationGets202AndGetStreamAndDeletePass() throws Exception {
+        proxy = proxyBuilder().start();
+        assertThat(post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                "Mcp-Session-Id", "s-123").statusCode()).isEqualTo(202);
+        HttpResponse<String> stream = client.send(HttpRequest.newBuilder(proxyUri())
+                .header("Accept", "text/event-stream").header("Mcp-Session-Id", "s-123").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(stream.statusCode()).isEqualTo(200);
+        assertThat(stream.body()).isEqualTo(
+                ": keep-alive\n\nid: g1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n");
+        HttpResponse<String> deleted = client.send(HttpRequest.newBuilder(proxyUri())
+                .header("Mcp-Session-Id", "s-123").DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(deleted.statusCode()).isEqualTo(204);
+        assertThat(proxy.sessionCount()).isZero();
+    }
+
+    @Test
+    void interceptorsSeeCorrelatedFramesOfTheSession() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() != MessageKind.BLANK) {
+                seen.add(ctx.session().id() + " " + frame.direction().arrow() + " " + frame.envelope().kind()
+                        + " " + frame.method() + " " + frame.toolName());
+            }
+            ctx.forward(frame);
+        }).start();
+        post(INIT);
+        HttpRequest call = HttpRequest.newBuilder(proxyUri())
+                .header("Mcp-Session-Id", "s-123")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
+                .build();
+        releaseSecondEvent.countDown();
+        client.send(call, HttpResponse.BodyHandlers.ofString());
+        assertThat(seen).containsExactly(
+                "http-1 c->s REQUEST initialize null",
+                "s-123 s->c RESPONSE initialize null",
+                "s-123 c->s REQUEST tools/call search",
+                "s-123 s->c NOTIFICATION notifications/progress null",
+                "s-123 s->c RESPONSE tools/call search");
+    }
+
+    @Test
+    void anInterceptorCanAnswerARequestItself() throws Exception {
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() == MessageKind.REQUEST) {
+                String error = "{\"jsonrpc\":\"2.0\",\"id\":" + frame.envelope().id()
+                        + ",\"error\":{\"code\":-32603,\"message\":\"injected\"}}";
+                ByteBuf content = Unpooled.copiedBuffer(error, StandardCharsets.UTF_8);
+                ctx.emit(frame.reply(content, Envelope.ofObject("2.0", true, frame.envelope().id(), null, null,
+                        false, true)));
+                ctx.drop(frame);
+            } else {
+                ctx.forward(frame);
+            }
+        }).start();
+        HttpResponse<String> response = post(INIT);
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"injected\"}}");
+        assertThat(upstreamBodies).isEmpty();
+    }
+
+    @Test
+    void duplicatedRequestReachesTheUpstreamTwiceAndTheClientGetsOneAnswer() throws Exception {
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() == MessageKind.REQUEST) {
+                ctx.forward(frame.duplicate());
+            }
+            ctx.forward(frame);
+        }).start();
+        HttpResponse<String> response = post(INIT);
+        assertThat(response.body()).isEqualTo(INIT_RESULT);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> upstreamBodies.size() == 2);
+        assertThat(upstreamBodies).containsExactly("POST " + INIT, "POST " + INIT);
+    }
+
+    @Test
+    void unreachableUpstreamIsAnswered502WithTheRequestId() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            closedPort = socket.getLocalPort();
+        }
+        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp")).start();
+        HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"ping\"}");
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(response.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"error\":{\"code\":-32000,"
+                + "\"message\":\"mcp-chaos: cannot reach the upstream http://127.0.0.1:" + closedPort);
+        // And it keeps serving.
+        assertThat(post("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}").body()).contains("\"id\":7");
+    }
+
+    @Test
+    void silentUpstreamIsAnswered504() throws Exception {
+        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(300)).start();
+        HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"slow/never\"}");
+        assertThat(response.statusCode()).isEqualTo(504);
+        assertThat(response.body()).contains("\"id\":9").contains("did not answer within 300 ms");
+    }
+
+    @Test
+    void bodyOverTheLimitIsAnswered413() throws Exception {
+        proxy = proxyBuilder().maxRequestBody(100).start();
+        HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"p\":\""
+                + "z".repeat(500) + "\"}}");
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(upstreamBodies).isEmpty();
+    }
+
+    @Test
+    void garbageInsteadOfHttpIsAnsweredAndTheProxyKeepsServing() throws Exception {
+        proxy = proxyBuilder().start();
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.getOutputStream().write("\u0000\u0001garbage that is not HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            socket.setSoTimeout(10_000);
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertThat(answer).startsWith("HTTP/1.1 400");
+        }
+        assertThat(post(INIT).body()).isEqualTo(INIT_RESULT);
+    }
+
+    @Test
+    void connectionsOverTheLimitAreAnswered503() throws Exception {
+        proxy = proxyBuilder().maxConnections(1).start();
+        try (Socket held = new Socket("127.0.0.1", proxy.address().getPort())) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.openConnections() == 1);
+            try (Socket refused = new Socket("127.0.0.1", proxy.address().getPort())) {
+                refused.setSoTimeout(10_000);
+                String answer = new String(refused.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertThat(answer).startsWith("HTTP/1.1 503");
+            }
+            assertThat(held.isConnected()).isTrue();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
