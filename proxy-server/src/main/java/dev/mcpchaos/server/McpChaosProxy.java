@@ -37,6 +37,14 @@ public final class McpChaosProxy {
         return new StdioBuilder(command);
     }
 
+    /**
+     * A proxy in front of the Streamable HTTP MCP server at {@code upstream}, such as
+     * {@code http://127.0.0.1:3001/mcp}. Clients use the same paths on the proxy.
+     */
+    public static HttpProxyBuilder http(java.net.URI upstream) {
+        return new HttpProxyBuilder(upstream);
+    }
+
     /** A running proxy. Closing it shuts the server down as the MCP lifecycle says. */
     public interface Running extends AutoCloseable {
         /** Completes with the server's exit code once everything it wrote was relayed. */

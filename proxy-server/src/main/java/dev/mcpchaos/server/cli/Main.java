@@ -13,7 +13,7 @@ import java.util.Properties;
         versionProvider = Main.Version.class,
         description = "A chaos proxy for MCP (Model Context Protocol) traffic: it sits between an MCP client "
                 + "and server and breaks single JSON-RPC messages on purpose, reproducibly.",
-        subcommands = {StdioCommand.class, DemoCommand.class, DemoServerCommand.class,
+        subcommands = {StdioCommand.class, HttpCommand.class, DemoCommand.class, DemoServerCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
@@ -37,7 +37,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, demo or demo-server");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, http, demo or demo-server");
     }
 
     /** The version from the build. */

@@ -1,0 +1,136 @@
+package dev.mcpchaos.server;
+
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.transport.http.HttpProxy;
+import dev.mcpchaos.server.traffic.TrafficLog;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Configures an HTTP proxy; made by {@link McpChaosProxy#http(URI)}. */
+public final class HttpProxyBuilder {
+
+    private final HttpProxy.Builder delegate;
+    private final List<FrameInterceptor> interceptors = new ArrayList<>();
+    private int trafficChars = -1;
+
+    HttpProxyBuilder(URI upstream) {
+        this.delegate = HttpProxy.builder(upstream);
+    }
+
+    /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}). */
+    public HttpProxyBuilder listen(InetSocketAddress address) {
+        delegate.listen(address);
+        return this;
+    }
+
+    /** Sends the upstream's host in {@code Host} instead of the client's. */
+    public HttpProxyBuilder rewriteHost(boolean rewrite) {
+        delegate.rewriteHost(rewrite);
+        return this;
+    }
+
+    /** Trusts upstream certificates issued by this CA (PEM). */
+    public HttpProxyBuilder trustedCa(Path pemFile) {
+        delegate.trustedCa(pemFile);
+        return this;
+    }
+
+    /** Accepts any upstream certificate (test servers only). */
+    public HttpProxyBuilder trustAnyCertificate(boolean trustAny) {
+        delegate.trustAnyCertificate(trustAny);
+        return this;
+    }
+
+    /** Largest POST body (413 above); default 16 MiB. */
+    public HttpProxyBuilder maxRequestBody(int bytes) {
+        delegate.maxRequestBody(bytes);
+        return this;
+    }
+
+    /** Largest SSE event; default 16 MiB. */
+    public HttpProxyBuilder maxSseEventSize(int bytes) {
+        delegate.maxSseEventSize(bytes);
+        return this;
+    }
+
+    /** Most client connections (503 above); default 10,000. */
+    public HttpProxyBuilder maxConnections(int connections) {
+        delegate.maxConnections(connections);
+        return this;
+    }
+
+    /** Time to the upstream's response head (504 after); default 5 min. */
+    public HttpProxyBuilder responseTimeout(Duration timeout) {
+        delegate.responseTimeout(timeout);
+        return this;
+    }
+
+    /** Time to connect to the upstream; default 5 s. */
+    public HttpProxyBuilder connectTimeout(Duration timeout) {
+        delegate.connectTimeout(timeout);
+        return this;
+    }
+
+    /** Time an idle client connection is kept; default 5 min. */
+    public HttpProxyBuilder idleTimeout(Duration timeout) {
+        delegate.idleTimeout(timeout);
+        return this;
+    }
+
+    /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
+    public HttpProxyBuilder logTraffic(int maxChars) {
+        this.trafficChars = maxChars;
+        return this;
+    }
+
+    /** Adds an interceptor after the built-in ones. */
+    public HttpProxyBuilder interceptor(FrameInterceptor interceptor) {
+        interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+        return this;
+    }
+
+    /** Binds and starts relaying. */
+    public RunningHttp start() throws IOException {
+        if (trafficChars >= 0) {
+            delegate.interceptor(new TrafficLog(trafficChars));
+        }
+        interceptors.forEach(delegate::interceptor);
+        HttpProxy proxy = delegate.start();
+        return new RunningHttp() {
+            @Override
+            public InetSocketAddress address() {
+                return proxy.address();
+            }
+
+            @Override
+            public int sessionCount() {
+                return proxy.sessionCount();
+            }
+
+            @Override
+            public void close() {
+                proxy.close();
+            }
+        };
+    }
+
+    /** A running HTTP proxy. */
+    public interface RunningHttp extends AutoCloseable {
+        /** The address it listens on. */
+        InetSocketAddress address();
+
+        /** MCP sessions it knows. */
+        int sessionCount();
+
+        /** Stops listening and closes every connection. */
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,135 @@
+package dev.mcpchaos.server.cli;
+
+import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.server.HttpProxyBuilder;
+import dev.mcpchaos.server.McpChaosProxy;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code mcp-chaos http --listen HOST:PORT --upstream URL}. */
+@Command(name = "http",
+        mixinStandardHelpOptions = true,
+        description = {"Proxy MCP's Streamable HTTP transport: listen for clients and relay to the upstream MCP server, "
+                + "message by message; SSE responses are streamed event by event.",
+            "Clients use the same paths on the proxy as on the upstream (/mcp, /sse, /message...)."},
+        footer = {"", "Example:", "  mcp-chaos http --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3001/mcp"})
+final class HttpCommand implements Callable<Integer> {
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", required = true,
+            description = "Where clients connect, such as 127.0.0.1:8080 (port 0: any free port).")
+    String listen;
+
+    @Option(names = "--upstream", paramLabel = "URL", required = true,
+            description = "The MCP server, such as http://127.0.0.1:3001/mcp or https://mcp.example.com/mcp.")
+    URI upstream;
+
+    @Option(names = "--rewrite-host", description = "Send the upstream's host in Host instead of the client's.")
+    boolean rewriteHost;
+
+    @Option(names = "--trust-ca", paramLabel = "PEM", description = "Trust upstream certificates issued by this CA.")
+    Path trustCa;
+
+    @Option(names = "--insecure-trust-any-certificate",
+            description = "Accept any upstream certificate. Only for test servers: it gives up TLS's protection.")
+    boolean trustAny;
+
+    @Option(names = "--max-request-body", paramLabel = "SIZE", defaultValue = "16MiB",
+            description = "Largest POST body; larger ones are answered 413. Default: ${DEFAULT-VALUE}.")
+    String maxRequestBody;
+
+    @Option(names = "--max-sse-event", paramLabel = "SIZE", defaultValue = "16MiB",
+            description = "Largest SSE event; larger ones are dropped and logged. Default: ${DEFAULT-VALUE}.")
+    String maxSseEvent;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "10000",
+            description = "Most client connections at once; more are answered 503. Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--response-timeout", paramLabel = "DURATION", defaultValue = "5m",
+            description = "Time for the upstream to start answering; then 504. Default: ${DEFAULT-VALUE}.")
+    String responseTimeout;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
+            description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
+    String idleTimeout;
+
+    @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
+            description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
+    Integer logTraffic;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        HttpProxyBuilder builder;
+        try {
+            builder = McpChaosProxy.http(upstream)
+                    .listen(parseListen(listen))
+                    .rewriteHost(rewriteHost)
+                    .trustAnyCertificate(trustAny)
+                    .maxRequestBody(toInt(Units.parseSize(maxRequestBody), "--max-request-body"))
+                    .maxSseEventSize(toInt(Units.parseSize(maxSseEvent), "--max-sse-event"))
+                    .maxConnections(maxConnections)
+                    .responseTimeout(Units.parseDuration(responseTimeout))
+                    .idleTimeout(Units.parseDuration(idleTimeout));
+            if (trustCa != null) {
+                builder.trustedCa(trustCa);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (logTraffic != null) {
+            builder.logTraffic(logTraffic);
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        try (HttpProxyBuilder.RunningHttp proxy = builder.start()) {
+            for (String name : new String[] {"TERM", "INT"}) {
+                try {
+                    Signal.handle(new Signal(name), s -> stop.countDown());
+                } catch (IllegalArgumentException ignored) {
+                    // no such signal here
+                }
+            }
+            stop.await();
+        }
+        return 0;
+    }
+
+    /** {@code HOST:PORT}, {@code :PORT} (all interfaces) or {@code [v6]:PORT}. */
+    static InetSocketAddress parseListen(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("--listen: '" + text + "' (expected: HOST:PORT, such as 127.0.0.1:8080)");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--listen: '" + text + "' (expected: a port from 0 to 65535)");
+        }
+        return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    private static int toInt(long size, String option) {
+        if (size < 1 || size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(option + ": " + size + " bytes (expected: 1B to 2GiB)");
+        }
+        return (int) size;
+    }
+}
