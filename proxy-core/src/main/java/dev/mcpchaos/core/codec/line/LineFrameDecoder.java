@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 /**
  * Turns a stream of bytes carrying newline-delimited JSON-RPC into {@link Frame}s: a
@@ -33,6 +34,7 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
     private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
     private long sequence;
     private long oversizedLines;
+    private LongConsumer onOversized = length -> { };
 
     public LineFrameDecoder(Direction direction, LineFramer framer) {
         this.direction = Objects.requireNonNull(direction, "direction");
@@ -55,6 +57,12 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
     public void finish(FrameConsumer out) {
         framer.finish(listener(out));
         framer.close();
+    }
+
+    /** Also tells {@code listener} the length of each line discarded for being over the limit. */
+    public LineFrameDecoder onOversized(LongConsumer listener) {
+        this.onOversized = Objects.requireNonNull(listener, "listener");
+        return this;
     }
 
     /** How many lines were discarded for being over the limit. */
@@ -89,6 +97,7 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
             @Override
             public void onOversizedLine(long length) {
                 oversizedLines++;
+                onOversized.accept(length);
                 log.warn("{}: discarded a line of {} bytes, over the limit of {} bytes; relaying goes on",
                         direction.arrow(), length, framer.maxLineLength());
             }

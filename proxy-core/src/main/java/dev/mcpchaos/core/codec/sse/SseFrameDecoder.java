@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Objects;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -54,6 +55,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
     private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
     private long frames;
     private long oversizedEvents;
+    private LongConsumer onOversized = size -> { };
     private long unterminatedTails;
 
     /** A decoder that numbers its frames 0, 1, 2, ... */
@@ -98,6 +100,12 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         } finally {
             framer.close();
         }
+    }
+
+    /** Also tells {@code listener} the size of each event discarded for being over the limit. */
+    public SseFrameDecoder onOversized(LongConsumer listener) {
+        this.onOversized = Objects.requireNonNull(listener, "listener");
+        return this;
     }
 
     /** How many events were discarded for being over the limit. */
@@ -147,6 +155,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
             @Override
             public void onOversizedEvent(long size) {
                 oversizedEvents++;
+                onOversized.accept(size);
                 log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
                         direction.arrow(), size, framer.maxEventSize());
             }

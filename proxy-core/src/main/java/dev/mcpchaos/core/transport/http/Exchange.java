@@ -8,6 +8,8 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -150,6 +152,8 @@ final class Exchange {
     }
 
     private void rejectBody(long size) {
+        config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.REQUEST_BODY,
+                Direction.CLIENT_TO_SERVER, size);
         log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
                 config.maxRequestBody);
         releaseRequestBody();
@@ -233,6 +237,8 @@ final class Exchange {
 
     private void onResponseTimeout() {
         if (responseHead == null && !done) {
+            config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
+                    head.method() + " " + head.uri());
             log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
                     config.responseTimeoutMillis);
             frontend.closeUpstream();
@@ -275,7 +281,9 @@ final class Exchange {
             mode = Mode.SSE;
             sse = new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
                     new SseFramer(config.maxSseEventSize, downstream.alloc()),
-                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
+                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
+                    .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
+                            TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
@@ -436,6 +444,8 @@ final class Exchange {
         if (done || answeredHere || !forwarded) {
             return;
         }
+        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.CLOSED,
+                head.method() + " " + head.uri() + (responded ? " (mid-response)" : ""));
         if (!responded) {
             log.info("{} {}: the upstream closed the connection before answering: answered 502", head.method(),
                     head.uri());
@@ -455,6 +465,8 @@ final class Exchange {
         if (done || responded) {
             return;
         }
+        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.UNREACHABLE,
+                String.valueOf(cause.getMessage()));
         log.info("{} {}: the upstream {} is unreachable ({}): answered 502", head.method(), head.uri(),
                 config.upstreamLabel, cause.getMessage());
         respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: cannot reach the upstream "

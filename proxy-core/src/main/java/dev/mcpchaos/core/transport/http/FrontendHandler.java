@@ -1,5 +1,8 @@
 package dev.mcpchaos.core.transport.http;
 
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -101,6 +104,10 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                 ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                 : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                 : HttpResponseStatus.BAD_REQUEST;
+        if (cause instanceof TooLongHttpHeaderException) {
+            proxy.config().observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.HEADER_SIZE,
+                    Direction.CLIENT_TO_SERVER, -1);
+        }
         log.info("malformed HTTP request from {}: {}: answered {}", ctx.channel().remoteAddress(), cause.getMessage(),
                 status.code());
         FullHttpResponse response = HttpMessages.jsonRpcError(ctx.alloc(), HttpVersion.HTTP_1_1, status, null,

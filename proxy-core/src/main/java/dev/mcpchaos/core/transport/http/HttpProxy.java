@@ -4,6 +4,8 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.FrameSink;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.NettyTransports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -91,7 +93,7 @@ public final class HttpProxy implements AutoCloseable {
         FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
         FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
         sessions = new HttpSessions(builder.interceptors, chainExecutor, builder.alloc, new Control(), toServer,
-                toClient);
+                toClient, config.observer);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(NettyTransports.serverChannelType())
@@ -122,6 +124,8 @@ public final class HttpProxy implements AutoCloseable {
     private void initClientChannel(SocketChannel ch) {
         if (connections.incrementAndGet() > config.maxConnections) {
             connections.decrementAndGet();
+            config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.CONNECTIONS, null,
+                    config.maxConnections + 1L);
             log.warn("refused a connection from {}: {} connections open (the limit)", ch.remoteAddress(),
                     config.maxConnections);
             ch.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
@@ -239,6 +243,7 @@ public final class HttpProxy implements AutoCloseable {
         private int ioThreads;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(URI upstream) {
             this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -348,6 +353,12 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
+        /** Told about sessions, limit breaches and upstream failures (metrics, event log). */
+        public Builder observer(TransportObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
         /**
          * Binds and starts relaying.
          *
@@ -363,7 +374,7 @@ public final class HttpProxy implements AutoCloseable {
             HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
                     rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
                     (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
-                    idleTimeout.toMillis());
+                    idleTimeout.toMillis(), observer);
             return new HttpProxy(this, config);
         }
 

@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.transport.http;
 
+import dev.mcpchaos.core.observe.TransportObserver;
 import io.netty.handler.ssl.SslContext;
 
 import java.net.InetSocketAddress;
@@ -19,11 +20,12 @@ final class HttpProxyConfig {
     final int connectTimeoutMillis;
     final long responseTimeoutMillis;
     final long idleTimeoutMillis;
+    final TransportObserver observer;
 
     HttpProxyConfig(InetSocketAddress upstream, String upstreamLabel, String upstreamHostHeader, SslContext upstreamTls,
                     boolean rewriteHost, int maxRequestBody, int maxJsonResponseBody, int maxSseEventSize,
                     int maxHeaderSize, int maxConnections, int connectTimeoutMillis, long responseTimeoutMillis,
-                    long idleTimeoutMillis) {
+                    long idleTimeoutMillis, TransportObserver observer) {
         this.upstream = upstream;
         this.upstreamLabel = upstreamLabel;
         this.upstreamHostHeader = upstreamHostHeader;
@@ -37,5 +39,6 @@ final class HttpProxyConfig {
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.responseTimeoutMillis = responseTimeoutMillis;
         this.idleTimeoutMillis = idleTimeoutMillis;
+        this.observer = observer;
     }
 }

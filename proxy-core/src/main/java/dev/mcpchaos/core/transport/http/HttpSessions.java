@@ -4,6 +4,7 @@ import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.FrameSink;
 import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBufAllocator;
@@ -29,15 +30,17 @@ final class HttpSessions {
     private final ConnectionControl connection;
     private final FrameSink toServer;
     private final FrameSink toClient;
+    private final TransportObserver observer;
 
     HttpSessions(List<FrameInterceptor> interceptors, EventExecutor executor, ByteBufAllocator alloc,
-                 ConnectionControl connection, FrameSink toServer, FrameSink toClient) {
+                 ConnectionControl connection, FrameSink toServer, FrameSink toClient, TransportObserver observer) {
         this.interceptors = List.copyOf(interceptors);
         this.executor = executor;
         this.alloc = alloc;
         this.connection = connection;
         this.toServer = toServer;
         this.toClient = toClient;
+        this.observer = observer;
     }
 
     /** The chain for a request: its session's, or a new one when it names none. */
@@ -52,12 +55,15 @@ final class HttpSessions {
     void learn(String sessionId, InterceptorChain chain) {
         if (chains.putIfAbsent(sessionId, chain) == null) {
             chain.session().rename(sessionId);
+            observer.sessionStarted(TransportKind.HTTP, sessionId);
         }
     }
 
     /** The session ended (DELETE, or the upstream answered 404 for it). */
     void end(String sessionId) {
-        chains.remove(sessionId);
+        if (chains.remove(sessionId) != null) {
+            observer.sessionEnded(TransportKind.HTTP, sessionId);
+        }
     }
 
     /** How many sessions are known. */

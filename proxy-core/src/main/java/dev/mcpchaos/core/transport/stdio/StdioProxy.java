@@ -7,6 +7,7 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBufAllocator;
@@ -105,8 +106,13 @@ public final class StdioProxy implements AutoCloseable {
                 });
         chain = new InterceptorChain(config.interceptors, new Session("stdio"), TransportKind.STDIO, executor, alloc,
                 new Control(), toServer, toClient);
-        clientDecoder = new LineFrameDecoder(Direction.CLIENT_TO_SERVER, new LineFramer(config.maxLineLength, alloc));
-        serverDecoder = new LineFrameDecoder(Direction.SERVER_TO_CLIENT, new LineFramer(config.maxLineLength, alloc));
+        TransportObserver observer = config.observer;
+        clientDecoder = new LineFrameDecoder(Direction.CLIENT_TO_SERVER, new LineFramer(config.maxLineLength, alloc))
+                .onOversized(length -> observer.limitBreached(TransportKind.STDIO, TransportObserver.Limit.LINE_LENGTH,
+                        Direction.CLIENT_TO_SERVER, length));
+        serverDecoder = new LineFrameDecoder(Direction.SERVER_TO_CLIENT, new LineFramer(config.maxLineLength, alloc))
+                .onOversized(length -> observer.limitBreached(TransportKind.STDIO, TransportObserver.Limit.LINE_LENGTH,
+                        Direction.SERVER_TO_CLIENT, length));
         clientPump = new StreamPump("client-stdin", config.clientInput, clientDecoder, chain, toServer, alloc,
                 this::onClientInputEnded);
         serverPump = new StreamPump("server-stdout", process.getInputStream(), serverDecoder, chain, toClient, alloc,
@@ -121,6 +127,7 @@ public final class StdioProxy implements AutoCloseable {
     }
 
     private StdioProxy begin() {
+        config.observer.sessionStarted(TransportKind.STDIO, chain.session().id());
         toServer.start();
         toClient.start();
         serverPump.start();
@@ -266,6 +273,7 @@ public final class StdioProxy implements AutoCloseable {
         if (ownsExecutor) {
             executor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+        config.observer.sessionEnded(TransportKind.STDIO, chain.session().id());
         exitCode.complete(code);
     }
 
@@ -337,6 +345,7 @@ public final class StdioProxy implements AutoCloseable {
         private Duration terminateTimeout = Duration.ofSeconds(5);
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(List<String> command) {
             Objects.requireNonNull(command, "command");
@@ -415,6 +424,12 @@ public final class StdioProxy implements AutoCloseable {
             return this;
         }
 
+        /** Told about the session and limit breaches (metrics, event log); default: nobody. */
+        public Builder observer(TransportObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
         /**
          * Starts the server and the relay.
          *
@@ -439,6 +454,8 @@ public final class StdioProxy implements AutoCloseable {
             try {
                 process = pb.start();
             } catch (IOException e) {
+                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED,
+                        rootMessage(e));
                 throw new ServerStartException("cannot start the server command " + command + ": "
                         + rootMessage(e), e);
             }

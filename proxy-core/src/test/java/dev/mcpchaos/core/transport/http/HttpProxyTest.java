@@ -2,7 +2,10 @@ package dev.mcpchaos.core.transport.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.frame.MessageKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -43,6 +46,7 @@ class HttpProxyTest {
     private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
     private static final String INIT_RESULT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}";
 
+    private final RecordingObserver observed = new RecordingObserver();
     private HttpServer upstream;
     private HttpProxy proxy;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -136,7 +140,7 @@ class HttpProxyTest {
 
     @Test
     void jsonResponseIsRelayedExactlyWithItsHeaders() throws Exception {
-        proxy = proxyBuilder().start();
+        proxy = proxyBuilder().observer(observed).start();
         HttpResponse<String> response = post(INIT, "X-Tenant", "blue");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).isEqualTo(INIT_RESULT);
@@ -146,6 +150,7 @@ class HttpProxyTest {
         // The client's Host goes upstream unchanged by default (DNS-rebinding protection keeps working).
         assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + proxy.address().getPort());
         assertThat(proxy.sessionCount()).isEqualTo(1);
+        assertThat(observed.events).containsExactly("session started s-123");
     }
 
     @Test
@@ -259,30 +264,33 @@ class HttpProxyTest {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             closedPort = socket.getLocalPort();
         }
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp")).start();
+        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp")).observer(observed).start();
         HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"ping\"}");
         assertThat(response.statusCode()).isEqualTo(502);
         assertThat(response.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"error\":{\"code\":-32000,"
                 + "\"message\":\"mcp-chaos: cannot reach the upstream http://127.0.0.1:" + closedPort);
         // And it keeps serving.
         assertThat(post("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}").body()).contains("\"id\":7");
+        assertThat(observed.events).containsExactly("upstream unreachable", "upstream unreachable");
     }
 
     @Test
     void silentUpstreamIsAnswered504() throws Exception {
-        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(300)).start();
+        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(300)).observer(observed).start();
         HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"slow/never\"}");
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.body()).contains("\"id\":9").contains("did not answer within 300 ms");
+        assertThat(observed.events).containsExactly("upstream timeout");
     }
 
     @Test
     void bodyOverTheLimitIsAnswered413() throws Exception {
-        proxy = proxyBuilder().maxRequestBody(100).start();
+        proxy = proxyBuilder().maxRequestBody(100).observer(observed).start();
         HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"p\":\""
                 + "z".repeat(500) + "\"}}");
         assertThat(response.statusCode()).isEqualTo(413);
         assertThat(upstreamBodies).isEmpty();
+        assertThat(observed.events).containsExactly("limit request_body CLIENT_TO_SERVER");
     }
 
     @Test
@@ -299,7 +307,7 @@ class HttpProxyTest {
 
     @Test
     void connectionsOverTheLimitAreAnswered503() throws Exception {
-        proxy = proxyBuilder().maxConnections(1).start();
+        proxy = proxyBuilder().maxConnections(1).observer(observed).start();
         try (Socket held = new Socket("127.0.0.1", proxy.address().getPort())) {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.openConnections() == 1);
             try (Socket refused = new Socket("127.0.0.1", proxy.address().getPort())) {
@@ -308,6 +316,32 @@ class HttpProxyTest {
                 assertThat(answer).startsWith("HTTP/1.1 503");
             }
             assertThat(held.isConnected()).isTrue();
+        }
+        assertThat(observed.events).containsExactly("limit connections null");
+    }
+
+    /** Records what the transport reports, as short strings. */
+    static final class RecordingObserver implements TransportObserver {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void sessionStarted(TransportKind transport, String sessionId) {
+            events.add("session started " + sessionId);
+        }
+
+        @Override
+        public void sessionEnded(TransportKind transport, String sessionId) {
+            events.add("session ended " + sessionId);
+        }
+
+        @Override
+        public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
+            events.add("limit " + limit.tag() + " " + direction);
+        }
+
+        @Override
+        public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+            events.add("upstream " + reason.tag());
         }
     }
 

@@ -1,0 +1,66 @@
+package dev.mcpchaos.core.observe;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.transport.TransportKind;
+
+/**
+ * Told about what happens to connections and sessions, as opposed to messages (which
+ * interceptors see): the metrics and the event log listen here. Every method has a no-op
+ * default; implementations must be thread-safe and must not block (they are called on I/O
+ * threads).
+ */
+public interface TransportObserver {
+
+    /** An observer that ignores everything. */
+    TransportObserver NONE = new TransportObserver() {
+    };
+
+    /** A session began: the stdio child started, or an HTTP server named a session. */
+    default void sessionStarted(TransportKind transport, String sessionId) {
+    }
+
+    /** A session ended: the stdio child exited, or an HTTP session was deleted or expired. */
+    default void sessionEnded(TransportKind transport, String sessionId) {
+    }
+
+    /**
+     * A limit was breached and the proxy answered as documented (discarded, 413, 431, 503).
+     *
+     * @param limit one of the {@link Limit} names
+     * @param direction the direction of the offending data, or null when it has none (connections)
+     * @param size the size that breached it, in bytes or connections; -1 when unknown
+     */
+    default void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
+    }
+
+    /** The upstream failed in the way {@code reason} says; {@code detail} is for humans. */
+    default void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+    }
+
+    /** The limits a transport enforces. */
+    enum Limit {
+        LINE_LENGTH, SSE_EVENT_SIZE, REQUEST_BODY, HEADER_SIZE, CONNECTIONS;
+
+        /** The name used in metrics and events, such as {@code line_length}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** How an upstream can fail. */
+    enum UpstreamFailure {
+        /** Could not connect (refused, unresolvable, TLS handshake failed). */
+        UNREACHABLE,
+        /** Did not answer in time. */
+        TIMEOUT,
+        /** Closed the connection before or while answering. */
+        CLOSED,
+        /** The stdio server could not be started. */
+        START_FAILED;
+
+        /** The name used in metrics and events, such as {@code unreachable}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}
