@@ -28,6 +28,9 @@ import java.util.Properties;
  * </ul>
  * It also answers JSON-RPC batches, and the errors -32700 (not JSON), -32600 (not a request),
  * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only.
+ *
+ * <p>The same server over MCP Streamable HTTP is {@link DemoHttpServer}; both hand messages to
+ * one {@link DemoHandler}, so they answer alike.
  */
 public final class DemoServer {
 

@@ -1,0 +1,361 @@
+package dev.mcpchaos.server.demo;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * The demo server's JSON-RPC handling, independent of any transport: it takes one parsed message
+ * (or a batch) and completes with the reply, and hands every other outgoing message to a sink.
+ * The stdio transport ({@link DemoSession}) and the Streamable HTTP transport
+ * ({@link DemoHttpServer}) both drive it, so the two answer exactly alike.
+ *
+ * <p>Outgoing messages other than replies come in two kinds, and the transports route them
+ * differently, which is why they have separate sinks:
+ * <ul>
+ *   <li><em>related</em> messages belong to one request ({@code notifications/progress} of a
+ *       {@code slow} call): given to the sink passed to {@link #handle}. Over HTTP they go on the
+ *       request's own SSE stream.
+ *   <li><em>unsolicited</em> messages belong to no request (the {@code notifications/message} log
+ *       line sent after {@code logging/setLevel}): given to the sink passed to the constructor.
+ *       Over HTTP they go on the session's standalone GET stream.
+ * </ul>
+ *
+ * <p>Threads: {@link #handle} answers everything cheap on the calling thread and runs
+ * {@code tools/call} on the given executor (so a {@code slow} call never delays a {@code ping});
+ * sinks are therefore called from several threads and must be thread-safe. Thread-safe itself.
+ */
+final class DemoHandler {
+
+    static final String LATEST_PROTOCOL_VERSION = "2025-11-25";
+    static final List<String> SUPPORTED_PROTOCOL_VERSIONS =
+            List.of("2024-11-05", "2025-03-26", "2025-06-18", LATEST_PROTOCOL_VERSION);
+
+    /** Room for an {@code echo} of the largest {@code large} payload, plus its envelope. */
+    static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+    static final int PARSE_ERROR = -32700;
+    static final int INVALID_REQUEST = -32600;
+    static final int METHOD_NOT_FOUND = -32601;
+    static final int INVALID_PARAMS = -32602;
+    static final int INTERNAL_ERROR = -32603;
+
+    /** The {@code logger} named in the log notifications this server sends. */
+    static final String LOGGER_NAME = DemoServer.NAME;
+
+    /** The RFC 5424 severities MCP's {@code logging/setLevel} accepts. */
+    private static final Set<String> LOG_LEVELS =
+            Set.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
+
+    static final String LOG_PREFIX = "[mcp-chaos-demo] ";
+
+    /** Shared and thread-safe once configured; both transports parse and write with it. */
+    static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    // Jackson's default cap (20 M chars per string) is below what MAX_MESSAGE_BYTES allows.
+                    .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_MESSAGE_BYTES).build())
+                    .build())
+            // A message with trailing garbage is not one JSON value; answer it as a parse error.
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    private final PrintStream log;
+    private final String serverVersion;
+    private final DemoTools tools;
+    private final Executor toolExecutor;
+    private final Consumer<JsonNode> unsolicited;
+
+    /**
+     * @param log where diagnostics go (stderr in production)
+     * @param serverVersion the {@code serverInfo.version} to report
+     * @param toolExecutor runs {@code tools/call}; owned by the caller, which shuts it down
+     * @param unsolicited receives messages that belong to no request; must be thread-safe
+     */
+    DemoHandler(PrintStream log, String serverVersion, Executor toolExecutor, Consumer<JsonNode> unsolicited) {
+        this.log = requireNonNull(log, "log");
+        this.serverVersion = requireNonNull(serverVersion, "serverVersion");
+        this.toolExecutor = requireNonNull(toolExecutor, "toolExecutor");
+        this.unsolicited = requireNonNull(unsolicited, "unsolicited");
+        this.tools = new DemoTools(MAPPER.getNodeFactory());
+    }
+
+    /**
+     * Parses one message (an object, or an array for a batch).
+     *
+     * @throws IOException if it is not exactly one JSON value; {@link #parseErrorReason} turns it
+     *     into the text of a -32700 reply
+     */
+    static JsonNode parse(byte[] bytes) throws IOException {
+        JsonNode message = MAPPER.readTree(bytes);
+        if (message == null || message.isMissingNode()) {
+            throw new IOException("no JSON value");
+        }
+        return message;
+    }
+
+    /** The reason of a parse failure, without Jackson's location suffix, for a -32700 message. */
+    static String parseErrorReason(IOException e) {
+        return e instanceof JsonProcessingException
+                ? ((JsonProcessingException) e).getOriginalMessage()
+                : e.getMessage();
+    }
+
+    /** Compact UTF-8 JSON of {@code message}: one line, since JSON strings escape their newlines. */
+    static byte[] toBytes(JsonNode message) {
+        try {
+            return MAPPER.writeValueAsBytes(message);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Handles one parsed message or batch.
+     *
+     * @param message what the client sent: an object, an array (a batch), or any other JSON value
+     *     (answered with -32600)
+     * @param related receives the messages that belong to a request of {@code message} (progress)
+     *     before its reply completes; must be thread-safe
+     * @return the reply, or {@code null} when none is due (notifications, responses, a batch of
+     *     those); a batch's reply is an array
+     */
+    CompletableFuture<JsonNode> handle(JsonNode message, Consumer<JsonNode> related) {
+        requireNonNull(message, "message");
+        requireNonNull(related, "related");
+        if (message.isArray()) {
+            return handleBatch((ArrayNode) message, related);
+        }
+        return handleOne(message, related);
+    }
+
+    private CompletableFuture<JsonNode> handleBatch(ArrayNode batch, Consumer<JsonNode> related) {
+        if (batch.isEmpty()) {
+            // JSON-RPC 2.0: an empty batch is answered with one error, not an empty array.
+            return done(error(null, INVALID_REQUEST, "Invalid Request: empty batch"));
+        }
+        List<CompletableFuture<JsonNode>> replies = new ArrayList<>(batch.size());
+        for (JsonNode element : batch) {
+            replies.add(handleOne(element, related));
+        }
+        return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
+            ArrayNode answers = MAPPER.createArrayNode();
+            for (CompletableFuture<JsonNode> reply : replies) {
+                JsonNode answer = reply.join();
+                if (answer != null) {
+                    answers.add(answer);
+                }
+            }
+            // A batch of notifications only gets no reply at all.
+            return answers.isEmpty() ? null : answers;
+        });
+    }
+
+    /**
+     * Handles one message. A bug in handling one message becomes an internal error for that
+     * message instead of ending the session, because a demo server that dies on odd input would be
+     * blamed on the proxy.
+     */
+    private CompletableFuture<JsonNode> handleOne(JsonNode message, Consumer<JsonNode> related) {
+        try {
+            return dispatch(message, related);
+        } catch (RuntimeException e) {
+            log.println(LOG_PREFIX + "failed to handle " + abbreviate(message.toString()) + ": " + e);
+            JsonNode id = message.get("id");
+            // A notification gets no reply, not even an error.
+            return done(id == null ? null : error(validIdOrNull(id), INTERNAL_ERROR, "Internal error: " + e));
+        }
+    }
+
+    private CompletableFuture<JsonNode> dispatch(JsonNode message, Consumer<JsonNode> related) {
+        if (!message.isObject()) {
+            return done(error(null, INVALID_REQUEST, "Invalid Request: expected a JSON object"));
+        }
+        JsonNode id = message.get("id");
+        JsonNode method = message.get("method");
+        if (method == null) {
+            if (message.has("result") || message.has("error")) {
+                // A response; this server never sends requests, so there is nothing to match it to.
+                return done(null);
+            }
+            return done(error(validIdOrNull(id), INVALID_REQUEST, "Invalid Request: no method"));
+        }
+        if (id == null) {
+            // Notifications (notifications/initialized, cancelled, ...) need no reply and change nothing here.
+            return done(null);
+        }
+        if (validIdOrNull(id) == null) {
+            return done(error(null, INVALID_REQUEST, "Invalid Request: id must be a string or a number"));
+        }
+        if (!"2.0".equals(message.path("jsonrpc").textValue())) {
+            return done(error(id, INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\""));
+        }
+        if (!method.isTextual()) {
+            return done(error(id, INVALID_REQUEST, "Invalid Request: method must be a string"));
+        }
+        JsonNode params = message.get("params");
+        switch (method.textValue()) {
+            case "initialize":
+                return done(result(id, initializeResult(params)));
+            case "ping":
+                return done(result(id, MAPPER.createObjectNode()));
+            case "logging/setLevel":
+                announceLogLevel(params);
+                return done(result(id, MAPPER.createObjectNode()));
+            case "tools/list":
+                return done(result(id, MAPPER.createObjectNode().set("tools", tools.list())));
+            case "tools/call":
+                return callTool(id, params, related);
+            default:
+                return done(error(id, METHOD_NOT_FOUND, "Method not found: " + method.textValue()));
+        }
+    }
+
+    /**
+     * Sends one {@code notifications/message} at the level just set, so a client (or a test) has
+     * a server-initiated message to observe. It is logged at exactly that level, so it never
+     * breaks the filter the client asked for. An unknown level sends nothing (and is still
+     * answered with an empty result, as before).
+     */
+    private void announceLogLevel(JsonNode params) {
+        String level = params == null ? null : params.path("level").textValue();
+        if (level == null || !LOG_LEVELS.contains(level)) {
+            return;
+        }
+        ObjectNode notification = MAPPER.createObjectNode();
+        notification.put("jsonrpc", "2.0");
+        notification.put("method", "notifications/message");
+        notification.putObject("params")
+                .put("level", level)
+                .put("logger", LOGGER_NAME)
+                .put("data", "log level set to " + level);
+        unsolicited.accept(notification);
+    }
+
+    private ObjectNode initializeResult(JsonNode params) {
+        String requested = params == null ? null : params.path("protocolVersion").textValue();
+        ObjectNode result = MAPPER.createObjectNode();
+        result.put("protocolVersion", requested != null && SUPPORTED_PROTOCOL_VERSIONS.contains(requested)
+                ? requested
+                : LATEST_PROTOCOL_VERSION);
+        ObjectNode capabilities = result.putObject("capabilities");
+        capabilities.putObject("tools").put("listChanged", false);
+        capabilities.putObject("logging");
+        result.putObject("serverInfo").put("name", DemoServer.NAME).put("version", serverVersion);
+        result.put("instructions", "This is the mcp-chaos built-in demo server. Its tools (echo, add, slow, "
+                + "large) give a proxy something predictable to inject faults into.");
+        return result;
+    }
+
+    private CompletableFuture<JsonNode> callTool(JsonNode id, JsonNode params, Consumer<JsonNode> related) {
+        if (params == null || !params.isObject()) {
+            return done(error(id, INVALID_PARAMS, "Invalid params: tools/call needs params with a tool name"));
+        }
+        JsonNode name = params.get("name");
+        if (name == null || !name.isTextual()) {
+            return done(error(id, INVALID_PARAMS, "Invalid params: name must be a string"));
+        }
+        if (!tools.isKnown(name.textValue())) {
+            return done(error(id, INVALID_PARAMS, "Unknown tool: " + name.textValue()));
+        }
+        DemoTools.ProgressReporter progress = progressReporter(progressToken(params), related);
+        return CompletableFuture
+                .supplyAsync(() -> (JsonNode) result(id, tools.call(name.textValue(), params.get("arguments"), progress)),
+                        toolExecutor)
+                .exceptionally(failure -> {
+                    log.println(LOG_PREFIX + "tool " + name.textValue() + " failed: " + failure);
+                    return error(id, INTERNAL_ERROR, "Internal error: " + failure.getMessage());
+                });
+    }
+
+    /**
+     * Whether {@code message} (one message or a batch) holds a {@code tools/call} of {@code slow}
+     * with a usable progress token: the one request this server streams progress for. The HTTP
+     * transport answers exactly those POSTs with an SSE stream.
+     */
+    static boolean streamsProgress(JsonNode message) {
+        if (message.isArray()) {
+            for (JsonNode element : message) {
+                if (streamsProgress(element)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        JsonNode params = message.path("params");
+        return message.isObject()
+                && validIdOrNull(message.get("id")) != null
+                && "tools/call".equals(message.path("method").textValue())
+                && "slow".equals(params.path("name").textValue())
+                && progressToken(params) != null;
+    }
+
+    /** The request's {@code _meta.progressToken} if it is a string or a number (MCP's rule), else {@code null}. */
+    private static JsonNode progressToken(JsonNode params) {
+        JsonNode token = params.path("_meta").get("progressToken");
+        return token != null && (token.isTextual() || token.isNumber()) ? token : null;
+    }
+
+    private static DemoTools.ProgressReporter progressReporter(JsonNode token, Consumer<JsonNode> related) {
+        if (token == null) {
+            return DemoTools.ProgressReporter.NONE;
+        }
+        return (progress, total, message) -> {
+            ObjectNode notification = MAPPER.createObjectNode();
+            notification.put("jsonrpc", "2.0");
+            notification.put("method", "notifications/progress");
+            notification.putObject("params")
+                    .<ObjectNode>set("progressToken", token)
+                    .put("progress", progress)
+                    .put("total", total)
+                    .put("message", message);
+            related.accept(notification);
+        };
+    }
+
+    static String abbreviate(String text) {
+        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+    }
+
+    /** {@code id} if it is a valid JSON-RPC request id (a string or a number), else {@code null}. */
+    static JsonNode validIdOrNull(JsonNode id) {
+        return id != null && (id.isTextual() || id.isNumber()) ? id : null;
+    }
+
+    private static ObjectNode result(JsonNode id, JsonNode result) {
+        ObjectNode response = MAPPER.createObjectNode();
+        response.put("jsonrpc", "2.0");
+        response.set("id", id);
+        response.set("result", result);
+        return response;
+    }
+
+    /** A JSON-RPC error response; {@code id} {@code null} becomes JSON {@code null}, as JSON-RPC wants when it is unknown. */
+    static ObjectNode error(JsonNode id, int code, String message) {
+        ObjectNode response = MAPPER.createObjectNode();
+        response.put("jsonrpc", "2.0");
+        response.set("id", id == null ? NullNode.getInstance() : id);
+        response.putObject("error").put("code", code).put("message", message);
+        return response;
+    }
+
+    private static CompletableFuture<JsonNode> done(JsonNode reply) {
+        return CompletableFuture.completedFuture(reply);
+    }
+}
