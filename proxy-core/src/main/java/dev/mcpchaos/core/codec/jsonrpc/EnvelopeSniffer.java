@@ -47,7 +47,10 @@ public final class EnvelopeSniffer {
     /** Which top-level member the next value belongs to. */
     private enum Member { NONE, JSONRPC, ID, METHOD, RESULT, ERROR, PARAMS, PARAMS_NAME }
 
+    private static final int MAX_CACHED_LENGTH = 64;
+
     private JsonParser parser;
+    private final String[] textCache = new String[64];
     private byte[] scratch = new byte[0];
 
     // State of the message being sniffed.
@@ -334,14 +337,14 @@ public final class EnvelopeSniffer {
         if (objectDepth != 0 && depth == objectDepth) {
             switch (pending) {
                 case JSONRPC:
-                    jsonrpc = token == JsonToken.VALUE_STRING ? parser.getText() : null;
+                    jsonrpc = token == JsonToken.VALUE_STRING ? cachedText() : null;
                     break;
                 case ID:
                     hasId = true;
                     id = idValue(token);
                     break;
                 case METHOD:
-                    method = token == JsonToken.VALUE_STRING ? parser.getText() : null;
+                    method = token == JsonToken.VALUE_STRING ? cachedText() : null;
                     break;
                 case RESULT:
                     hasResult = true;
@@ -355,10 +358,44 @@ public final class EnvelopeSniffer {
             pending = Member.NONE;
         } else if (inParams && depth == objectDepth + 1) {
             if (pending == Member.PARAMS_NAME && token == JsonToken.VALUE_STRING) {
-                paramsName = parser.getText();
+                paramsName = cachedText();
             }
             pending = Member.NONE;
         }
+    }
+
+    /**
+     * The current string value, from a small cache: versions, methods and tool names repeat from
+     * one message to the next, so most messages allocate no string for them.
+     */
+    private String cachedText() throws IOException {
+        char[] chars = parser.getTextCharacters();
+        int offset = parser.getTextOffset();
+        int length = parser.getTextLength();
+        if (length > MAX_CACHED_LENGTH) {
+            return new String(chars, offset, length);
+        }
+        int hash = 0;
+        for (int i = offset, end = offset + length; i < end; i++) {
+            hash = 31 * hash + chars[i];
+        }
+        int slot = (hash ^ (hash >>> 16)) & (textCache.length - 1);
+        String cached = textCache[slot];
+        if (cached != null && cached.length() == length && sameChars(cached, chars, offset)) {
+            return cached;
+        }
+        String text = new String(chars, offset, length);
+        textCache[slot] = text;
+        return text;
+    }
+
+    private static boolean sameChars(String text, char[] chars, int offset) {
+        for (int i = 0, n = text.length(); i < n; i++) {
+            if (text.charAt(i) != chars[offset + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Object idValue(JsonToken token) throws IOException {
@@ -441,7 +478,9 @@ public final class EnvelopeSniffer {
         lastContent = 0;
         batch = false;
         failure = null;
-        batchElements.clear();
+        if (!batchElements.isEmpty()) {
+            batchElements.clear();
+        }
         beginObject(0);
     }
 

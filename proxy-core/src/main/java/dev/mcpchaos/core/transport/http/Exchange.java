@@ -77,6 +77,8 @@ final class Exchange {
     private SseFrameDecoder sse;
     private boolean responded;
     private boolean done;
+    /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
+    private boolean responseReceived;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -317,6 +319,7 @@ final class Exchange {
 
     private void onResponseContent(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
+        responseReceived |= last;
         switch (mode) {
             case SSE: {
                 List<Frame> frames = new ArrayList<>();
@@ -441,7 +444,9 @@ final class Exchange {
 
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
-        if (done || answeredHere || !forwarded) {
+        if (done || answeredHere || !forwarded || responseReceived) {
+            // A response that had all arrived (one delimited by the connection's end, or followed
+            // by the close its Connection: close announced) is still on its way through the chain.
             return;
         }
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.CLOSED,
@@ -517,8 +522,10 @@ final class Exchange {
     private HttpResponse copyHead(HttpResponse response) {
         HttpResponse copy = new DefaultHttpResponse(response.protocolVersion(), response.status(),
                 response.headers().copy());
+        boolean upstreamCloses = !HttpUtil.isKeepAlive(response);
         HttpMessages.removeHopByHop(copy.headers());
-        if (!HttpUtil.isKeepAlive(head)) {
+        if (!HttpUtil.isKeepAlive(head) || upstreamCloses) {
+            // complete() closes the client's connection after this response: say so (RFC 9112 9.6).
             copy.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         return copy;

@@ -44,6 +44,7 @@ final class StreamPump implements Runnable {
     private final Semaphore inFlight = new Semaphore(MAX_CHUNKS_IN_FLIGHT);
     private final Thread thread;
     private volatile boolean stopped;
+    private int expectedFrames = 16;
 
     /**
      * @param target the writer this direction's frames end up in, for backpressure
@@ -93,8 +94,10 @@ final class StreamPump implements Runnable {
                     inFlight.release();
                     break;
                 }
-                List<Frame> frames = new ArrayList<>();
+                // Sized for the chunk's frames, so the list is not regrown while they are added.
+                List<Frame> frames = new ArrayList<>(Math.max(16, expectedFrames));
                 decoder.decode(chunk, frames::add);
+                expectedFrames = frames.size() + (frames.size() >> 2);
                 try {
                     chain.executor().execute(() -> {
                         try {

@@ -28,6 +28,8 @@ final class StreamWriter implements FrameSink {
 
     private static final Logger log = LoggerFactory.getLogger(StreamWriter.class);
     private static final byte[] LF = {'\n'};
+    /** Bytes written between two reports to a reader waiting for room. */
+    private static final long PROGRESS_BYTES = 64 * 1024;
 
     private final String name;
     private final OutputStream out;
@@ -145,6 +147,12 @@ final class StreamWriter implements FrameSink {
                         } finally {
                             frame.release();
                         }
+                        if (bytes >= PROGRESS_BYTES) {
+                            // Let a waiting reader go on while the rest of a big batch is written,
+                            // so reading and writing overlap instead of taking turns.
+                            progress(bytes);
+                            bytes = 0;
+                        }
                     }
                     boolean idle;
                     synchronized (this) {
@@ -157,11 +165,7 @@ final class StreamWriter implements FrameSink {
                     fail(e);
                     break;
                 } finally {
-                    synchronized (this) {
-                        queuedBytes -= bytes;
-                        written += bytes;
-                        notifyAll();
-                    }
+                    progress(bytes);
                 }
             }
         } catch (InterruptedException e) {
@@ -180,6 +184,14 @@ final class StreamWriter implements FrameSink {
                 log.debug("{}: close failed: {}", name, e.toString());
             }
             closed.complete(null);
+        }
+    }
+
+    private void progress(long bytes) {
+        synchronized (this) {
+            queuedBytes -= bytes;
+            written += bytes;
+            notifyAll();
         }
     }
 
