@@ -1,8 +1,13 @@
 package dev.mcpchaos.server;
 
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
+import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.traffic.TrafficLog;
 
 import java.io.InputStream;
@@ -63,6 +68,9 @@ public final class McpChaosProxy {
         private final StdioProxy.Builder delegate;
         private final List<FrameInterceptor> interceptors = new ArrayList<>();
         private int trafficChars = -1;
+        private RuleSet rules;
+        private Long seed;
+        private final List<FaultListener> faultListeners = new ArrayList<>();
 
         private StdioBuilder(List<String> command) {
             this.delegate = StdioProxy.builder(command);
@@ -134,13 +142,55 @@ public final class McpChaosProxy {
         }
 
         /**
+         * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}).
+         *
+         * @throws RuleFileException when the file cannot be read or is not valid; its message
+         *                           names the file, the rule and the field
+         */
+        public StdioBuilder rules(Path file) {
+            return rules(RuleSet.load(file));
+        }
+
+        /** Applies these chaos rules. */
+        public StdioBuilder rules(RuleSet rules) {
+            this.rules = Objects.requireNonNull(rules, "rules");
+            return this;
+        }
+
+        /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+        public StdioBuilder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Told about every fault the rules inject (on the proxy's event loop: do not block). */
+        public StdioBuilder faultListener(FaultListener listener) {
+            faultListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
          * Starts the server and the relay.
          *
          * @throws ServerStartException when the command cannot be started; its message says why
+         * @throws RuleFileException when a rule cannot work on stdio (such as {@code http_status});
+         *                           checked before the server is started
          */
         public Running start() throws ServerStartException {
+            RuleEngine engine = null;
+            if (rules != null) {
+                RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(TransportKind.STDIO);
+                if (seed != null) {
+                    chaos.seed(seed);
+                }
+                faultListeners.forEach(chaos::listener);
+                engine = chaos.build(); // logs the seed it uses
+            }
             if (trafficChars >= 0) {
                 delegate.interceptor(new TrafficLog(trafficChars));
+            }
+            if (engine != null) {
+                delegate.interceptor(engine); // after the traffic log, which then shows messages as they arrived
             }
             interceptors.forEach(delegate::interceptor);
             StdioProxy proxy = delegate.start();

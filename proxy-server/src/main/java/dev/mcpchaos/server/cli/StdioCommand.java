@@ -2,6 +2,7 @@ package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.McpChaosProxy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,9 +24,13 @@ import java.util.concurrent.Callable;
                     + "process's stdin/stdout and the server's, message by message.",
             "Put it in place of the server command in an MCP client's config. Logs go to stderr: "
                     + "stdout carries the protocol.",
-            "Exits with the server's exit code."},
-        footer = {"", "Example:", "  mcp-chaos stdio --log-traffic -- npx -y @modelcontextprotocol/server-everything"})
+            "Exits with the server's exit code, or 2 when the rules file is refused (the server is then not started)."},
+        footer = {"", "Examples:", "  mcp-chaos stdio --log-traffic -- npx -y @modelcontextprotocol/server-everything",
+            "  mcp-chaos stdio --rules examples/slow-tool.yaml --seed 42 -- npx -y @modelcontextprotocol/server-everything"})
 final class StdioCommand implements Callable<Integer> {
+
+    /** Exit code when the rule file is refused (the server was not started). */
+    static final int RULES_REFUSED = 2;
 
     @Option(names = "--max-line-length", paramLabel = "SIZE", defaultValue = "16MiB",
             description = "Longest message kept; longer lines are discarded, counted and logged. Default: ${DEFAULT-VALUE}.")
@@ -43,6 +48,16 @@ final class StdioCommand implements Callable<Integer> {
     @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
             description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
     Integer logTraffic;
+
+    @Option(names = "--rules", paramLabel = "FILE",
+            description = "Chaos rules to apply (YAML, or JSON for .json; see docs/rules.md). A file that is not valid "
+                    + "is refused, with the reason, before the server is started (exit code 2).")
+    Path rules;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "Seed of every random choice the rules make; overrides the file's. Default: generated. "
+                    + "The seed used is logged at start, so a run can be repeated.")
+    Long seed;
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")
     Path directory;
@@ -83,9 +98,18 @@ final class StdioCommand implements Callable<Integer> {
         if (logTraffic != null) {
             builder.logTraffic(logTraffic);
         }
+        if (seed != null) {
+            builder.seed(seed);
+        }
         McpChaosProxy.Running proxy;
         try {
+            if (rules != null) {
+                builder.rules(rules);
+            }
             proxy = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return RULES_REFUSED;
         } catch (ServerStartException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return 127;

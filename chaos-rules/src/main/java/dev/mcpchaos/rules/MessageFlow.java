@@ -1,0 +1,117 @@
+package dev.mcpchaos.rules;
+
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+
+import java.util.ArrayDeque;
+import java.util.SplittableRandom;
+
+/**
+ * One message on its way through the rules: which rule it is at, and the frames it has produced
+ * that wait for their turn to leave (see {@link DirectionOutput}).
+ */
+final class MessageFlow {
+
+    private final RuleEngine engine;
+    private final InterceptorContext ctx;
+    private final DirectionOutput out;
+    private final RuleEngine.SessionState session;
+    // The message as it arrived: rules match on this even after a fault rewrote the frame.
+    private final Envelope envelope;
+    private final String method;
+    private final String tool;
+    private ArrayDeque<Frame> ready;
+    private boolean complete;
+    private boolean detached;
+
+    MessageFlow(RuleEngine engine, InterceptorContext ctx, DirectionOutput out, RuleEngine.SessionState session,
+                Frame arrived) {
+        this.engine = engine;
+        this.ctx = ctx;
+        this.out = out;
+        this.session = session;
+        this.envelope = arrived.envelope();
+        this.method = arrived.method();
+        this.tool = arrived.toolName();
+    }
+
+    /** Applies the rules from index {@code from} on; when none is left, the frame leaves. */
+    void run(int from, Frame frame) {
+        int i = engine.firstMatch(from, ctx.transport(), frame, envelope, method, tool);
+        while (i >= 0) {
+            ActiveRule rule = engine.rule(i);
+            SplittableRandom random = rule.decide();
+            if (random != null) {
+                new Injection(engine, this, rule, random, frame).start(frame);
+                return;
+            }
+            i = engine.firstMatch(i + 1, ctx.transport(), frame, envelope, method, tool);
+        }
+        output(frame);
+        end();
+    }
+
+    /** A frame that leaves in this message's place, when its turn comes. */
+    void output(Frame frame) {
+        if (detached) {
+            ctx.forward(frame);
+            return;
+        }
+        if (ready == null) {
+            ready = new ArrayDeque<>(2);
+        }
+        ready.addLast(frame);
+        out.drain();
+    }
+
+    /** Nothing more will leave in this message's place. */
+    void end() {
+        complete = true;
+        if (!detached) {
+            out.drain();
+        }
+    }
+
+    /** Leaves the line: later messages stop waiting for this one, and its frames go out as they come. */
+    void detach() {
+        if (detached) {
+            return;
+        }
+        detached = true;
+        forwardReady();
+        out.remove(this);
+    }
+
+    void forwardReady() {
+        if (ready != null) {
+            for (Frame frame = ready.pollFirst(); frame != null; frame = ready.pollFirst()) {
+                ctx.forward(frame);
+            }
+        }
+    }
+
+    boolean isComplete() {
+        return complete;
+    }
+
+    InterceptorContext ctx() {
+        return ctx;
+    }
+
+    Envelope envelope() {
+        return envelope;
+    }
+
+    String method() {
+        return method;
+    }
+
+    String tool() {
+        return tool;
+    }
+
+    RuleEngine.SessionState session() {
+        return session;
+    }
+}

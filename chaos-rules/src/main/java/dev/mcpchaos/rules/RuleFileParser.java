@@ -1,0 +1,309 @@
+package dev.mcpchaos.rules;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.fault.Fault;
+import dev.mcpchaos.rules.fault.FaultParams;
+import dev.mcpchaos.rules.fault.FaultRegistry;
+import dev.mcpchaos.rules.fault.InvalidParameterException;
+import dev.mcpchaos.rules.internal.Text;
+import dev.mcpchaos.rules.match.MessageMatch;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Reads a rule file into a {@link RuleSet}, checking every value on the way. The tree is walked
+ * by hand rather than bound to classes so that each complaint can name the rule and the field,
+ * say what was given and what is expected, and so that unknown keys are errors.
+ */
+final class RuleFileParser {
+
+    private static final ObjectMapper YAML = YAMLMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    private static final List<String> TOP_KEYS = List.of("seed", "rules");
+    private static final List<String> RULE_KEYS = List.of("name", "enabled", "match", "probability", "after", "times",
+            "start", "duration", "fault");
+    private static final List<String> MATCH_KEYS = List.of("direction", "transport", "kind", "method", "tool", "id",
+            "headers");
+
+    private final String source;
+    private final boolean json;
+
+    RuleFileParser(String source, boolean json) {
+        this.source = source;
+        this.json = json;
+    }
+
+    RuleSet parse(String text) {
+        JsonNode root;
+        try {
+            root = (json ? JSON : YAML).readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new RuleFileException(source, null, syntaxProblem(e));
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new RuleFileException(source, null, "the file is empty (expected: a mapping with a rules: list)");
+        }
+        if (!root.isObject()) {
+            throw new RuleFileException(source, null, "top level: " + Text.given(root)
+                    + " (expected: a mapping with seed and rules)");
+        }
+        try {
+            requireKnownKeys(root, TOP_KEYS, "");
+        } catch (InvalidParameterException e) {
+            throw new RuleFileException(source, null, e.getMessage());
+        }
+        OptionalLong seed = OptionalLong.empty();
+        JsonNode seedNode = root.get("seed");
+        if (seedNode != null && !seedNode.isNull()) {
+            if (!seedNode.isIntegralNumber() || !seedNode.canConvertToLong()) {
+                throw new RuleFileException(source, null, "seed: " + Text.given(seedNode)
+                        + " (expected: a whole number, such as 42)");
+            }
+            seed = OptionalLong.of(seedNode.longValue());
+        }
+        JsonNode rulesNode = root.get("rules");
+        if (rulesNode == null || !rulesNode.isArray()) {
+            throw new RuleFileException(source, null, "rules: " + Text.given(rulesNode)
+                    + " (expected: a list of rules, each with a name and a fault)");
+        }
+        List<Rule> rules = new ArrayList<>();
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < rulesNode.size(); i++) {
+            rules.add(parseRule(rulesNode.get(i), i, names));
+        }
+        return new RuleSet(source, seed, rules);
+    }
+
+    private Rule parseRule(JsonNode node, int index, Map<String, Integer> names) {
+        String label = "rules[" + index + "]";
+        if (!node.isObject()) {
+            throw new RuleFileException(source, label, Text.given(node) + " (expected: a mapping with name, match and "
+                    + "fault)");
+        }
+        JsonNode nameNode = node.get("name");
+        if (nameNode == null || !nameNode.isTextual() || nameNode.textValue().isBlank()) {
+            throw new RuleFileException(source, label, "name: " + Text.given(nameNode)
+                    + " (expected: a unique name for the rule, such as slow-search)");
+        }
+        String name = nameNode.textValue();
+        label = "rule '" + name + "'";
+        Integer previous = names.putIfAbsent(name, index);
+        if (previous != null) {
+            throw new RuleFileException(source, label, "name: " + Text.quote(name)
+                    + " (expected: a name no other rule has; rules[" + previous + "] has it)");
+        }
+        try {
+            requireKnownKeys(node, RULE_KEYS, "");
+            Fault fault = parseFault(node.get("fault"));
+            Rule.Builder rule = Rule.builder(name, fault);
+            JsonNode enabled = node.get("enabled");
+            if (enabled != null && !enabled.isNull()) {
+                if (!enabled.isBoolean()) {
+                    throw new InvalidParameterException("enabled", Text.given(enabled), "true or false");
+                }
+                rule.enabled(enabled.booleanValue());
+            }
+            JsonNode match = node.get("match");
+            if (match != null && !match.isNull()) {
+                rule.match(parseMatch(match));
+            }
+            JsonNode probability = node.get("probability");
+            if (probability != null && !probability.isNull()) {
+                if (!probability.isNumber()) {
+                    throw new InvalidParameterException("probability", Text.given(probability),
+                            "a number from 0 to 1, such as 0.3");
+                }
+                rule.probability(probability.doubleValue());
+            }
+            Long after = wholeNumber(node, "after", 0, "a whole number >= 0");
+            if (after != null) {
+                rule.after(after);
+            }
+            Long times = wholeNumber(node, "times", 1, "a whole number >= 1");
+            if (times != null) {
+                rule.times(times);
+            }
+            Duration start = duration(node, "start", "a duration >= 0, such as 5s");
+            if (start != null) {
+                rule.start(start);
+            }
+            Duration duration = duration(node, "duration", "a duration > 0, such as 60s");
+            if (duration != null) {
+                rule.duration(duration);
+            }
+            return rule.build();
+        } catch (IllegalArgumentException e) {
+            // InvalidParameterException, or a rule whose fault does not fit its transport.
+            throw new RuleFileException(source, label, e.getMessage());
+        }
+    }
+
+    private static Fault parseFault(JsonNode node) {
+        String types = "one of " + String.join(", ", FaultRegistry.types());
+        if (node == null || node.isNull()) {
+            throw new InvalidParameterException("fault", "missing", "a mapping with a type, such as {type: latency, "
+                    + "latency: 500ms}");
+        }
+        if (!node.isObject()) {
+            throw new InvalidParameterException("fault", Text.given(node), "a mapping with a type, such as "
+                    + "{type: latency, latency: 500ms}");
+        }
+        JsonNode type = node.get("type");
+        if (type == null || !type.isTextual() || !FaultRegistry.types().contains(type.textValue())) {
+            throw new InvalidParameterException("fault.type", Text.given(type), types);
+        }
+        ObjectNode params = ((ObjectNode) node).deepCopy();
+        params.remove("type");
+        try {
+            return FaultRegistry.create(type.textValue(), FaultParams.of(params));
+        } catch (InvalidParameterException e) {
+            throw e.under("fault");
+        }
+    }
+
+    private static MessageMatch parseMatch(JsonNode node) {
+        if (!node.isObject()) {
+            throw new InvalidParameterException("match", Text.given(node), "a mapping, such as {method: tools/call}");
+        }
+        requireKnownKeys(node, MATCH_KEYS, "match.");
+        MessageMatch.Builder match = MessageMatch.builder();
+        String direction = choice(node, "direction", Set.of("client_to_server", "server_to_client", "any"),
+                "one of client_to_server, server_to_client, any");
+        if (direction != null && !direction.equals("any")) {
+            match.direction(direction.equals("client_to_server") ? Direction.CLIENT_TO_SERVER
+                    : Direction.SERVER_TO_CLIENT);
+        }
+        String transport = choice(node, "transport", Set.of("stdio", "http", "any"), "one of stdio, http, any");
+        if (transport != null && !transport.equals("any")) {
+            match.transport(transport.equals("stdio") ? TransportKind.STDIO : TransportKind.HTTP);
+        }
+        String kind = choice(node, "kind", Set.of("request", "response", "notification", "error", "any"),
+                "one of request, response, notification, error, any");
+        if (kind != null && !kind.equals("any")) {
+            match.kind(MessageKind.valueOf(kind.toUpperCase(Locale.ROOT)));
+        }
+        match.method(glob(node, "method", "a method name or glob, such as tools/call or notifications/*"));
+        match.tool(glob(node, "tool", "a tool name or glob, such as search*"));
+        JsonNode id = node.get("id");
+        if (id != null && !id.isNull()) {
+            if (id.isIntegralNumber() && id.canConvertToLong()) {
+                match.id(id.longValue());
+            } else if (id.isNumber()) {
+                match.id(new BigDecimal(id.asText()));
+            } else if (id.isTextual()) {
+                match.id(id.textValue());
+            } else {
+                throw new InvalidParameterException("match.id", Text.given(id), "a JSON-RPC id: a number or a string");
+            }
+        }
+        JsonNode headers = node.get("headers");
+        if (headers != null && !headers.isNull()) {
+            if (!headers.isObject()) {
+                throw new InvalidParameterException("match.headers", Text.given(headers),
+                        "a mapping of header names to globs, such as {X-Tenant: blue*}");
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> it = headers.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> header = it.next();
+                if (!header.getValue().isTextual()) {
+                    throw new InvalidParameterException("match.headers." + header.getKey(),
+                            Text.given(header.getValue()), "a glob, such as blue*");
+                }
+                match.header(header.getKey(), header.getValue().textValue());
+            }
+        }
+        return match.build();
+    }
+
+    private static String choice(JsonNode node, String key, Set<String> allowed, String expected) {
+        JsonNode value = node.get(key);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual() || !allowed.contains(value.textValue())) {
+            throw new InvalidParameterException("match." + key, Text.given(value), expected);
+        }
+        return value.textValue();
+    }
+
+    private static String glob(JsonNode node, String key, String expected) {
+        JsonNode value = node.get(key);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual() || value.textValue().isEmpty()) {
+            throw new InvalidParameterException("match." + key, Text.given(value), expected);
+        }
+        return value.textValue();
+    }
+
+    private static Long wholeNumber(JsonNode node, String key, long min, String expected) {
+        JsonNode value = node.get(key);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() < min) {
+            throw new InvalidParameterException(key, Text.given(value), expected);
+        }
+        return value.longValue();
+    }
+
+    private static Duration duration(JsonNode node, String key, String expected) {
+        JsonNode value = node.get(key);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (value.isTextual()) {
+            try {
+                return Units.parseDuration(value.textValue());
+            } catch (IllegalArgumentException e) {
+                // reported below with the value as given
+            }
+        }
+        throw new InvalidParameterException(key, Text.given(value), expected);
+    }
+
+    private static void requireKnownKeys(JsonNode node, List<String> known, String prefix) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!known.contains(key)) {
+                throw new InvalidParameterException(prefix + key, "unknown key", "one of " + String.join(", ", known));
+            }
+        }
+    }
+
+    /** {@code line 3, column 5: <what the parser says>}. */
+    private static String syntaxProblem(JsonProcessingException e) {
+        String message = String.valueOf(e.getOriginalMessage()).trim();
+        int newline = message.indexOf('\n');
+        if (newline >= 0) {
+            message = message.substring(0, newline).trim();
+        }
+        JsonLocation location = e.getLocation();
+        String where = location != null && location.getLineNr() > 0
+                ? "line " + location.getLineNr() + ", column " + location.getColumnNr() + ": " : "";
+        return where + "not valid " + "YAML/JSON: " + message;
+    }
+}

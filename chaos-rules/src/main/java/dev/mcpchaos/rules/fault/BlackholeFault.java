@@ -1,0 +1,39 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+
+/**
+ * {@code blackhole}: the message is swallowed and the connection is kept open, so the peer waits
+ * until its own timeout. On stdio this is a {@code drop} under another name, kept apart in the
+ * events so a test report says what was meant; on HTTP the exchange is left hanging.
+ */
+public final class BlackholeFault implements Fault {
+
+    /** {@code blackhole} takes no parameters. */
+    public record Config() {
+        static Config from(FaultParams params) {
+            return new Config();
+        }
+    }
+
+    static BlackholeFault create(FaultParams params) {
+        Config.from(params);
+        return new BlackholeFault();
+    }
+
+    @Override
+    public String type() {
+        return "blackhole";
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        ctx.detail("swallowed; the connection stays open");
+        ctx.drop(frame);
+    }
+
+    @Override
+    public String toString() {
+        return "blackhole";
+    }
+}

@@ -1,0 +1,67 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.transport.TransportKind;
+
+import java.util.Objects;
+
+/**
+ * {@code crash} (stdio only): at this message the server process is killed and the message goes
+ * nowhere. {@code signal: KILL} (the default) kills it at once; {@code signal: TERM} asks it to
+ * stop, which a server may handle (or ignore).
+ */
+public final class CrashFault implements Fault {
+
+    /** The signal sent to the server. */
+    public enum Signal { TERM, KILL }
+
+    /** @param signal the signal to send */
+    public record Config(Signal signal) {
+        public Config {
+            Objects.requireNonNull(signal, "signal");
+        }
+
+        /** Reads {@code signal} (default {@code KILL}). */
+        static Config from(FaultParams params) {
+            return new Config(params.choice("signal", Signal.class, Signal.KILL));
+        }
+    }
+
+    private final Config config;
+
+    /** A fault with this configuration (validated by the record). */
+    public CrashFault(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    static CrashFault create(FaultParams params) {
+        return new CrashFault(Config.from(params));
+    }
+
+    @Override
+    public String type() {
+        return "crash";
+    }
+
+    @Override
+    public boolean supports(TransportKind transport) {
+        return transport == TransportKind.STDIO;
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        if (config.signal == Signal.TERM) {
+            ctx.detail("sent SIGTERM to the server");
+            ctx.connection().terminateServer(frame);
+        } else {
+            ctx.detail("sent SIGKILL to the server");
+            ctx.connection().killServer(frame);
+        }
+        ctx.drop(frame);
+    }
+
+    @Override
+    public String toString() {
+        return "crash(" + config.signal + ')';
+    }
+}

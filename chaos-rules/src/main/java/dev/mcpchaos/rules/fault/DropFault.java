@@ -1,0 +1,35 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+
+/** {@code drop}: the message disappears. No parameters. */
+public final class DropFault implements Fault {
+
+    /** {@code drop} takes no parameters. */
+    public record Config() {
+        static Config from(FaultParams params) {
+            return new Config();
+        }
+    }
+
+    static DropFault create(FaultParams params) {
+        Config.from(params);
+        return new DropFault();
+    }
+
+    @Override
+    public String type() {
+        return "drop";
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        ctx.detail("dropped");
+        ctx.drop(frame);
+    }
+
+    @Override
+    public String toString() {
+        return "drop";
+    }
+}

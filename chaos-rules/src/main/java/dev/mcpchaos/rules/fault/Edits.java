@@ -1,0 +1,49 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.rules.internal.Json;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+
+/** Small operations the faults share: copying frames and replacing their content. */
+final class Edits {
+
+    private Edits() {
+    }
+
+    /** The message bytes, copied: faults that rewrite work on an array. */
+    static byte[] bytes(Frame frame) {
+        return ByteBufUtil.getBytes(frame.content());
+    }
+
+    /**
+     * A second frame with the same bytes (shared, not copied), envelope and correlation. An
+     * original frame stays original, so its exact wire bytes (delimiter included) leave again.
+     */
+    static Frame copy(Frame frame) {
+        return frame.duplicate();
+    }
+
+    /** Releases {@code frame} and returns its replacement holding {@code content} (owned by the new frame). */
+    static Frame replace(Frame frame, ByteBuf content) {
+        try {
+            return frame.withContent(content, Json.sniff(content));
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** {@link #replace(Frame, ByteBuf)} with bytes in a buffer from the context's allocator. */
+    static Frame replace(FaultContext ctx, Frame frame, byte[] content) {
+        ByteBuf buf = ctx.alloc().buffer(content.length).writeBytes(content);
+        return replace(frame, buf);
+    }
+
+    /** A JSON object that is a JSON-RPC message (request, notification, response or error). */
+    static boolean isMessageObject(Frame frame) {
+        MessageKind kind = frame.envelope().kind();
+        return kind == MessageKind.REQUEST || kind == MessageKind.NOTIFICATION || kind == MessageKind.RESPONSE
+                || kind == MessageKind.ERROR;
+    }
+}

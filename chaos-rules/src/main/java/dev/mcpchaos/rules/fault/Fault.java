@@ -1,0 +1,55 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.transport.TransportKind;
+
+/**
+ * One kind of breakage applied to one message, such as {@code latency} or {@code corrupt}.
+ *
+ * <h2>Contract for fault authors</h2>
+ * An instance is made once per rule from its validated configuration and is shared by every
+ * message and session the rule matches, so it holds no per-message state (per-session state goes
+ * through {@link FaultContext#sessionState}). For each frame it receives, {@link #apply} must
+ * do exactly one of, now or later (through {@link FaultContext#schedule}):
+ * <ul>
+ *   <li>{@link FaultContext#proceed proceed} with the frame or a replacement (the rules after
+ *       this one then see it, and it leaves in its place in the direction's order);</li>
+ *   <li>{@link FaultContext#drop drop} it (which releases it), possibly after acting on the
+ *       connection;</li>
+ *   <li>{@link FaultContext#end end} the message after having {@link FaultContext#output output}
+ *       its bytes some other way (as pieces, for example), having released the frame.</li>
+ * </ul>
+ * It may also {@link FaultContext#output output} extra frames in the message's place (a stray
+ * line, a duplicate) and {@link FaultContext#answer answer} the sender. Never block: delays go
+ * through {@link FaultContext#schedule}. Every random choice comes from
+ * {@link FaultContext#random()}. Release every buffer and frame that goes nowhere.
+ *
+ * <p>Adding a fault: one class with a nested config record that validates itself, plus one line
+ * in {@link FaultRegistry}, plus its tests and its entry in {@code docs/rules.md}.
+ */
+public interface Fault {
+
+    /** The name used as {@code fault.type} in rule files, such as {@code latency}. */
+    String type();
+
+    /**
+     * Whether this fault means anything on {@code transport}. A rule whose fault does not is
+     * refused when it is loaded; the message says {@code <type>: only applies to the <t> transport}.
+     */
+    default boolean supports(TransportKind transport) {
+        return true;
+    }
+
+    /**
+     * Whether this fault can act on this frame at all (an {@code error} needs a request or a
+     * response, {@code tool_error} a {@code tools/call}). A frame it cannot act on does not count
+     * as a match for {@code after}, {@code times} or {@code probability}. Called for every frame a
+     * rule's match accepts, so it must only look at the envelope: no parsing, no allocation.
+     */
+    default boolean canApply(Frame frame) {
+        return true;
+    }
+
+    /** Breaks one message; see the class comment for what must become of the frame. */
+    void apply(FaultContext ctx, Frame frame);
+}

@@ -1,0 +1,95 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.ConnectionControl;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.transport.TransportKind;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.function.Supplier;
+
+/**
+ * What a {@link Fault} can see and do for the one message it was given. A new context for each
+ * message a rule injects into; usable later (from a scheduled task) until the message is ended.
+ *
+ * <p>All methods are called on the chain's executor ({@link #executor()}), never concurrently.
+ */
+public interface FaultContext {
+
+    /** The interceptor context of the chain the message travels through. */
+    InterceptorContext interceptor();
+
+    /** The transport the message travels on. */
+    default TransportKind transport() {
+        return interceptor().transport();
+    }
+
+    /** The executor of the chain; prefer {@link #schedule}, which also handles shutdown. */
+    default EventExecutor executor() {
+        return interceptor().executor();
+    }
+
+    /** The allocator for new buffers. */
+    default ByteBufAllocator alloc() {
+        return interceptor().alloc();
+    }
+
+    /** The connection, for faults that close or kill. */
+    default ConnectionControl connection() {
+        return interceptor().connection();
+    }
+
+    /**
+     * The random source of this injection, derived from the run's seed, the rule and how many
+     * times the rule injected before: the same seed and traffic give the same draws.
+     */
+    SplittableRandom random();
+
+    /** Says what was done, for the fault event and the log, such as {@code held 512ms}. */
+    void detail(String text);
+
+    /**
+     * Hands the frame (or its replacement) on: the next rules that match apply, then it leaves in
+     * its place in the direction's order. Ends this fault's part.
+     */
+    void proceed(Frame frame);
+
+    /**
+     * Writes an extra frame in this message's place in the direction's order, before whatever
+     * proceeds later (a stray line before the message, a duplicate, a piece of a throttled message).
+     */
+    void output(Frame frame);
+
+    /** Sends a frame back to the sender at once (an error answering a request). */
+    void answer(Frame reply);
+
+    /** Drops the frame (releases it) and ends the message: nothing more leaves in its place. */
+    void drop(Frame frame);
+
+    /** Ends the message without a frame: what was {@link #output} so far is all that leaves. */
+    void end();
+
+    /**
+     * Takes this message out of the direction's order, so later messages no longer wait for it
+     * (for faults whose job is to reorder). Call before {@link #output} or {@link #proceed}.
+     */
+    void detach();
+
+    /**
+     * Runs {@code task} on the chain's executor after {@code delay}. If the executor no longer
+     * takes tasks (the proxy is shutting down), the task runs at once so frames are not lost.
+     */
+    void schedule(Duration delay, Runnable task);
+
+    /**
+     * State this rule keeps for the current session (a reorder window): made by {@code initial}
+     * on first use, then the same object for every message of the session.
+     */
+    <T> T sessionState(Supplier<T> initial);
+
+    /** The HTTP actions of the transport, or null when it provides none (on stdio always null). */
+    HttpFaultActions http();
+}

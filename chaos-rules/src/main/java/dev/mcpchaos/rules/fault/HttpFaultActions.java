@@ -1,0 +1,28 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+
+import java.util.Map;
+
+/**
+ * What the HTTP transport lets faults do to the HTTP exchange around a message, beyond the
+ * message itself: the faults {@code http_status}, {@code invalid_content_type} and
+ * {@code session_expire} need it. The HTTP transport implements it and hands it to
+ * {@link dev.mcpchaos.rules.RuleEngine.Builder#httpActions}; on stdio there is none, and rules
+ * with those faults are refused when loaded.
+ */
+public interface HttpFaultActions {
+
+    /**
+     * Answers the HTTP request that carried {@code frame} with this status, headers and body
+     * instead of forwarding it. The fault drops the frame afterwards.
+     */
+    void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body);
+
+    /** Makes the HTTP response that carries {@code frame} claim {@code contentType}. */
+    void overrideContentType(InterceptorContext ctx, Frame frame, String contentType);
+
+    /** Expires the session: from now on its requests are answered 404, as for an unknown session. */
+    void expireSession(InterceptorContext ctx);
+}

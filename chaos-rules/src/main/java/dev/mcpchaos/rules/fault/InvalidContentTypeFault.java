@@ -1,0 +1,62 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.transport.TransportKind;
+
+import java.util.Objects;
+
+/**
+ * {@code invalid_content_type} (HTTP only): the response that carries the message claims
+ * {@code content_type} (default {@code text/html}), which its body is not. Needs
+ * {@link HttpFaultActions} from the HTTP transport.
+ */
+public final class InvalidContentTypeFault implements Fault {
+
+    /** @param contentType the claimed media type, not empty */
+    public record Config(String contentType) {
+        public Config {
+            Objects.requireNonNull(contentType, "contentType");
+            InvalidParameterException.check(!contentType.isBlank(), "content_type", "''",
+                    "a media type, such as text/html");
+        }
+
+        /** Reads {@code content_type} (default {@code text/html}). */
+        static Config from(FaultParams params) {
+            return new Config(params.string("content_type", "text/html", "a media type, such as text/html"));
+        }
+    }
+
+    private final Config config;
+
+    /** A fault with this configuration (validated by the record). */
+    public InvalidContentTypeFault(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    static InvalidContentTypeFault create(FaultParams params) {
+        return new InvalidContentTypeFault(Config.from(params));
+    }
+
+    @Override
+    public String type() {
+        return "invalid_content_type";
+    }
+
+    @Override
+    public boolean supports(TransportKind transport) {
+        return transport == TransportKind.HTTP;
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        HttpFaultActions http = HttpFaults.require(ctx, type());
+        ctx.detail("content type claimed: " + config.contentType);
+        http.overrideContentType(ctx.interceptor(), frame, config.contentType);
+        ctx.proceed(frame);
+    }
+
+    @Override
+    public String toString() {
+        return "invalid_content_type(" + config.contentType + ')';
+    }
+}

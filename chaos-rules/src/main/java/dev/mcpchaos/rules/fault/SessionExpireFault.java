@@ -1,0 +1,55 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.transport.TransportKind;
+
+import java.util.Map;
+
+/**
+ * {@code session_expire} (HTTP only): from this message on, the session's requests are answered
+ * 404, as for a session the server forgot; a client should start a new one. This message is
+ * answered 404 too when it is a request. Needs {@link HttpFaultActions} from the HTTP transport.
+ */
+public final class SessionExpireFault implements Fault {
+
+    /** {@code session_expire} takes no parameters. */
+    public record Config() {
+        static Config from(FaultParams params) {
+            return new Config();
+        }
+    }
+
+    static SessionExpireFault create(FaultParams params) {
+        Config.from(params);
+        return new SessionExpireFault();
+    }
+
+    @Override
+    public String type() {
+        return "session_expire";
+    }
+
+    @Override
+    public boolean supports(TransportKind transport) {
+        return transport == TransportKind.HTTP;
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        HttpFaultActions http = HttpFaults.require(ctx, type());
+        http.expireSession(ctx.interceptor());
+        if (frame.envelope().isRequest()) {
+            ctx.detail("session expired; this request answered 404");
+            http.respond(ctx.interceptor(), frame, 404, Map.of(), "");
+            ctx.drop(frame);
+        } else {
+            ctx.detail("session expired");
+            ctx.proceed(frame);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "session_expire";
+    }
+}

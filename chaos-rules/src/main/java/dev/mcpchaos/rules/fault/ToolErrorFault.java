@@ -1,0 +1,94 @@
+package dev.mcpchaos.rules.fault;
+
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.rules.internal.Json;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Objects;
+
+/**
+ * {@code tool_error}: a {@code tools/call} fails the MCP way, as a successful JSON-RPC response
+ * whose result is {@code {"content":[{"type":"text","text":...}],"isError":true}}. A response to
+ * {@code tools/call} (or an error answering it) is replaced; a {@code tools/call} request is
+ * answered at once, back to its sender, and never reaches the server.
+ */
+public final class ToolErrorFault implements Fault {
+
+    static final String DEFAULT_TEXT = "Tool failed (injected by mcp-chaos)";
+
+    /** @param text the text of the error result */
+    public record Config(String text) {
+        public Config {
+            Objects.requireNonNull(text, "text");
+        }
+
+        /** Reads {@code text} (optional). */
+        static Config from(FaultParams params) {
+            return new Config(params.string("text", DEFAULT_TEXT, "a string"));
+        }
+    }
+
+    private final Config config;
+
+    /** A fault with this configuration (validated by the record). */
+    public ToolErrorFault(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    static ToolErrorFault create(FaultParams params) {
+        return new ToolErrorFault(Config.from(params));
+    }
+
+    @Override
+    public String type() {
+        return "tool_error";
+    }
+
+    @Override
+    public boolean canApply(Frame frame) {
+        MessageKind kind = frame.envelope().kind();
+        return (kind == MessageKind.REQUEST || kind == MessageKind.RESPONSE || kind == MessageKind.ERROR)
+                && "tools/call".equals(frame.method());
+    }
+
+    @Override
+    public void apply(FaultContext ctx, Frame frame) {
+        Object id = frame.envelope().id();
+        ByteBuf result = Json.generate(ctx.alloc(), g -> {
+            g.writeStartObject();
+            g.writeStringField("jsonrpc", "2.0");
+            g.writeFieldName("id");
+            Json.writeId(g, id);
+            g.writeObjectFieldStart("result");
+            g.writeArrayFieldStart("content");
+            g.writeStartObject();
+            g.writeStringField("type", "text");
+            g.writeStringField("text", config.text);
+            g.writeEndObject();
+            g.writeEndArray();
+            g.writeBooleanField("isError", true);
+            g.writeEndObject();
+            g.writeEndObject();
+        });
+        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, true, false);
+        if (frame.envelope().isRequest()) {
+            Frame reply = frame.reply(result, envelope);
+            reply.answers(frame.envelope());
+            ctx.detail("answered with an error result; not forwarded");
+            ctx.answer(reply);
+            ctx.drop(frame);
+        } else {
+            ctx.detail("result replaced by an error result");
+            Frame replaced = frame.withContent(result, envelope);
+            frame.release();
+            ctx.proceed(replaced);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "tool_error";
+    }
+}

@@ -1,0 +1,2 @@
+/** Helpers of the rules module (JSON edits, JSON Patch, formatting). Not API. */
+package dev.mcpchaos.rules.internal;

@@ -1,0 +1,2 @@
+/** Which messages a rule picks: {@link dev.mcpchaos.rules.match.MessageMatch} and its globs. */
+package dev.mcpchaos.rules.match;

@@ -1,0 +1,96 @@
+package dev.mcpchaos.rules;
+
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.fault.HttpFaultActions;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Faults that act on the connection or the HTTP exchange rather than the message. */
+class ConnectionFaultsTest {
+
+    private static ChainHarness harness(String fault) {
+        return ChainHarness.of("rules:\n  - name: r\n    match: {method: ping}\n    fault: " + fault + "\n", 1);
+    }
+
+    @Test
+    void disconnectClosesTheChosenSideAtThisMessage() {
+        try (ChainHarness h = harness("{type: disconnect, side: client}")) {
+            h.fromClient(Msg.request(1, "ping"));
+            assertThat(h.connectionActions).containsExactly("closeClientSide");
+            assertThat(h.toServer()).isEmpty();
+            assertThat(h.events.get(0).detail()).isEqualTo("closed the client's side");
+        }
+        try (ChainHarness h = harness("{type: disconnect}")) {
+            h.fromClient(Msg.request(1, "ping"));
+            assertThat(h.connectionActions).containsExactly("closeServerSide");
+        }
+    }
+
+    @Test
+    void crashKillsOrTerminatesTheServer() {
+        try (ChainHarness h = harness("{type: crash}")) {
+            h.fromClient(Msg.request(1, "ping"));
+            assertThat(h.connectionActions).containsExactly("killServer");
+            assertThat(h.toServer()).isEmpty();
+            assertThat(h.events.get(0).detail()).isEqualTo("sent SIGKILL to the server");
+        }
+        try (ChainHarness h = harness("{type: crash, signal: TERM}")) {
+            h.fromClient(Msg.request(1, "ping"));
+            assertThat(h.connectionActions).containsExactly("terminateServer");
+        }
+    }
+
+    @Test
+    void httpFaultsUseTheTransportsActions() {
+        List<String> actions = new ArrayList<>();
+        HttpFaultActions http = new HttpFaultActions() {
+            @Override
+            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                String body) {
+                actions.add("respond " + status + " " + headers + " " + body + " to " + frame.envelope().id());
+            }
+
+            @Override
+            public void overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+                actions.add("content-type " + contentType);
+            }
+
+            @Override
+            public void expireSession(InterceptorContext ctx) {
+                actions.add("expire " + ctx.session().id());
+            }
+        };
+        String yaml = "rules:\n"
+                + "  - {name: busy, match: {id: 1}, fault: {type: http_status, status: 503, headers: {Retry-After: '5'},"
+                + " body: busy}}\n"
+                + "  - {name: html, match: {id: 2, kind: response}, fault: {type: invalid_content_type}}\n"
+                + "  - {name: gone, match: {id: 3}, fault: {type: session_expire}}\n";
+        try (ChainHarness h = new ChainHarness(RuleSet.parse(yaml, "http.yaml"), 1, TransportKind.HTTP,
+                b -> b.httpActions(http))) {
+            h.fromClient(Msg.request(1, "ping"));
+            h.fromServer(Msg.result(2, "{}"));
+            h.fromClient(Msg.request(3, "ping"));
+            assertThat(actions).containsExactly("respond 503 {Retry-After=5} busy to 1", "content-type text/html",
+                    "expire test", "respond 404 {}  to 3");
+            assertThat(h.toServer()).isEmpty();
+            assertThat(h.toClient()).containsExactly(Msg.result(2, "{}"));
+        }
+    }
+
+    @Test
+    void anHttpFaultWithoutActionsLeavesTheMessageAlone() {
+        String yaml = "rules:\n  - {name: busy, fault: {type: http_status, status: 503}}\n";
+        try (ChainHarness h = new ChainHarness(RuleSet.parse(yaml, "http.yaml"), 1, TransportKind.HTTP, b -> { })) {
+            h.fromClient(Msg.request(1, "ping"));
+            assertThat(h.toServer()).containsExactly(Msg.request(1, "ping"));
+            assertThat(h.events).singleElement().satisfies(e -> assertThat(e.detail()).startsWith("failed ("));
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.mcpchaos.rules;
+
+import dev.mcpchaos.core.frame.Direction;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The faults that act over time on the order and pace of messages: {@code reorder} and {@code throttle}. */
+class ReorderAndThrottleFaultTest {
+
+    @Test
+    void reorderWindowReleasesMatchedMessagesShuffled() {
+        String yaml = "rules:\n  - name: shuffle\n    match: {method: notifications/progress}\n"
+                + "    fault: {type: reorder, window: 3}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 5)) {
+            h.fromServer(progress(1));
+            h.fromServer(Msg.result(10, "{}"));  // not matched: not held back by the window
+            h.fromServer(progress(2));
+            assertThat(h.toClient()).containsExactly(Msg.result(10, "{}"));
+            h.fromServer(progress(3));
+
+            List<String> progress = h.toClient().subList(1, 4);
+            assertThat(progress).containsExactlyInAnyOrder(progress(1), progress(2), progress(3));
+            assertThat(progress).isNotEqualTo(List.of(progress(1), progress(2), progress(3)));
+            assertThat(h.events).hasSize(3);
+            assertThat(h.events.get(2).detail()).startsWith("window of 3 full; released #");
+        }
+    }
+
+    @Test
+    void anUnfilledWindowIsReleasedAfterTheHold() {
+        String yaml = "rules:\n  - name: shuffle\n    match: {method: ping}\n"
+                + "    fault: {type: reorder, window: 5, hold: 200ms}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 5)) {
+            h.fromClient(Msg.request(1, "ping"));
+            h.advanceMillis(50);
+            h.fromClient(Msg.request(2, "ping"));
+            h.advanceMillis(149);
+            assertThat(h.toServer()).isEmpty();
+            h.advanceMillis(1);
+            assertThat(h.toServer()).containsExactly(Msg.request(2, "ping"), Msg.request(1, "ping"));
+
+            // A new window starts; the old timer does nothing to it.
+            h.fromClient(Msg.request(3, "ping"));
+            h.advanceMillis(199);
+            assertThat(h.toServer()).hasSize(2);
+            h.advanceMillis(1);
+            assertThat(h.toServer()).hasSize(3);
+        }
+    }
+
+    @Test
+    void reorderHoldLetsLaterMessagesOvertake() {
+        String yaml = "rules:\n  - name: late\n    match: {id: 1}\n    fault: {type: reorder, hold: 300ms}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 5)) {
+            h.fromClient(Msg.request(1, "ping"));
+            h.fromClient(Msg.request(2, "ping"));
+            assertThat(h.toServer()).containsExactly(Msg.request(2, "ping"));
+            h.advanceMillis(300);
+            assertThat(h.toServer()).containsExactly(Msg.request(2, "ping"), Msg.request(1, "ping"));
+            assertThat(h.events.get(0).detail()).matches("held \\d+ms; later messages may overtake it");
+        }
+    }
+
+    private static String progress(int n) {
+        return "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\","
+                + "\"progress\":" + n + "}}";
+    }
+
+    @Test
+    void throttleWritesTheLineInPiecesOverTime() {
+        String yaml = "rules:\n  - name: slow-pipe\n    match: {method: ping}\n"
+                + "    fault: {type: throttle, chunk: 10B, interval: 100ms}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 1)) {
+            String line = Msg.request(1, "ping"); // 40 bytes, 41 with the newline
+            assertThat(line).hasSize(40);
+            h.fromClient(line);
+            h.fromClient(Msg.request(2, "other")); // waits for the last piece
+
+            assertThat(h.written).hasSize(1);
+            assertThat(h.written.get(0).text()).isEqualTo(line.substring(0, 10));
+            h.advanceMillis(300);
+            assertThat(h.written).extracting(ChainHarness.Written::text)
+                    .containsExactly(line.substring(0, 10), line.substring(10, 20), line.substring(20, 30),
+                            line.substring(30, 40));
+            h.advanceMillis(100);
+            assertThat(h.written).extracting(ChainHarness.Written::at).containsExactly(Duration.ZERO,
+                    Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofMillis(400),
+                    Duration.ofMillis(400));
+            assertThat(h.stream(Direction.CLIENT_TO_SERVER)).isEqualTo(line + "\n" + Msg.request(2, "other") + "\n");
+            assertThat(h.events.get(0).detail()).isEqualTo("written in 5 pieces of up to 10 B, one every 100ms");
+        }
+    }
+
+    @Test
+    void throttleByRateAlsoEndsAReplacedMessageWithItsDelimiter() {
+        String yaml = "rules:\n"
+                + "  - name: cut\n    match: {method: ping}\n    fault: {type: truncate, at: 25}\n"
+                + "  - name: slow\n    match: {method: ping}\n    fault: {type: throttle, rate: 100B/s}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 1)) {
+            h.fromClient(Msg.request(1, "ping"));
+            h.advance(Duration.ofSeconds(1));
+            // 25 bytes and a newline, 10 bytes every 100 ms.
+            assertThat(h.written).extracting(ChainHarness.Written::at)
+                    .containsExactly(Duration.ZERO, Duration.ofMillis(100), Duration.ofMillis(200));
+            assertThat(h.stream(Direction.CLIENT_TO_SERVER)).isEqualTo(Msg.request(1, "ping").substring(0, 25) + "\n");
+        }
+    }
+}

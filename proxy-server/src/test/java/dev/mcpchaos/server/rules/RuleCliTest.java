@@ -1,0 +1,110 @@
+package dev.mcpchaos.server.rules;
+
+import dev.mcpchaos.server.cli.Main;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * {@code mcp-chaos stdio --rules FILE [--seed N]} as a real process: a bad rule file is refused
+ * with one line and exit code 2 before the server is started; the seed in use is logged.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RuleCliTest {
+
+    @TempDir
+    Path dir;
+
+    /** One finished CLI run. */
+    private record Run(int exitCode, List<String> stdout, List<String> stderr) {
+    }
+
+    private Run run(String rulesYaml, String... extra) throws IOException, InterruptedException {
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, rulesYaml);
+        Path marker = dir.resolve("server-started");
+        List<String> command = new ArrayList<>(List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Dlogback.configurationFile=" + mainLogbackConfig(), "-cp", classPath(), Main.class.getName(), "stdio",
+                "--rules", rules.toString()));
+        command.addAll(List.of(extra));
+        command.addAll(List.of("--", "sh", "-c", "touch '" + marker + "'; exit 3"));
+        Path out = dir.resolve("stdout");
+        Path err = dir.resolve("stderr");
+        Process process = new ProcessBuilder(command)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!process.waitFor(45, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail("mcp-chaos did not finish within 45 s; stderr:%n%s", Files.readString(err));
+        }
+        return new Run(process.exitValue(), Files.readAllLines(out), Files.readAllLines(err));
+    }
+
+    private boolean serverStarted() {
+        return Files.exists(dir.resolve("server-started"));
+    }
+
+    @Test
+    void anInvalidRuleFileIsRefusedWithOneLineAndExitCode2() throws Exception {
+        Run run = run("rules:\n  - name: slow-search\n    fault: {type: latency, latency: -5ms}\n");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.stderr()).containsExactly("mcp-chaos: " + dir.resolve("rules.yaml")
+                + ": rule 'slow-search': fault.latency: '-5ms' (expected: a duration >= 0, such as 250ms)");
+        assertThat(run.stdout()).isEmpty();
+        assertThat(serverStarted()).as("the server was started").isFalse();
+    }
+
+    @Test
+    void anHttpOnlyFaultIsRefusedOnStdio() throws Exception {
+        Run run = run("rules:\n  - name: busy\n    fault: {type: http_status, status: 503}\n");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.stderr()).containsExactly("mcp-chaos: " + dir.resolve("rules.yaml")
+                + ": rule 'busy': http_status: only applies to the http transport (this proxy runs the stdio transport)");
+        assertThat(serverStarted()).isFalse();
+    }
+
+    @Test
+    void theSeedInUseIsLoggedAtStart() throws Exception {
+        Run run = run("seed: 7\nrules:\n  - name: d\n    match: {method: ping}\n    fault: {type: drop}\n",
+                "--seed", "99");
+
+        assertThat(run.exitCode()).as("the server's exit code; stderr: %s", run.stderr()).isEqualTo(3);
+        assertThat(serverStarted()).isTrue();
+        assertThat(run.stderr()).anySatisfy(line -> assertThat(line)
+                .contains("faults: chaos rules from " + dir.resolve("rules.yaml") + ": 1 of 1 enabled; seed 99 (given)"));
+    }
+
+    private static String javaBinary() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    private static String classPath() {
+        String surefire = System.getProperty("surefire.test.class.path");
+        return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+    }
+
+    /** The proxy's own logging configuration (INFO to stderr), not the tests' (WARN). */
+    private static String mainLogbackConfig() {
+        try {
+            return Path.of(Main.class.getResource("/logback.xml").toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
