@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Throughput of `mcp-chaos stdio` with no rules, beside a plain `cat` pipe, on this machine.
-# The client side is a file piped into the proxy's stdin; the server is `cat`, which echoes every
-# message back, so each message crosses the proxy twice (client->server and server->client).
-# The baseline replaces the proxy with a second `cat`: the same two pipe hops, no framing.
-# Bounded: a fixed number of messages per case.
+# Three cases per message size:
+#   c->s : a file piped into the proxy's stdin, the server drains it (`cat > /dev/null`)
+#   s->c : the server writes the file (`cat FILE`), the proxy relays it to its stdout
+#   both : the server is `cat`, which echoes every message back, so each message crosses the
+#          proxy twice, both directions at once
+# The baseline replaces the proxy with a second `cat`: the same pipe hops, no framing.
+# The proxy's time includes its JVM start (about 0.3 s here). Bounded: a fixed message count.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jar="$root/proxy-server/target/mcp-chaos.jar"
@@ -27,17 +30,21 @@ run_case() { # $1 count, $2 size
   make_messages "$1" "$2"
   local file="$work/msgs-$2.jsonl" bytes
   bytes=$(stat -c %s "$file")
-  local t0 t1 t2 t3
-  t0=$(date +%s.%N); cat "$file" | cat | cat > "$work/out-cat"; t1=$(date +%s.%N)
-  t2=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- cat < "$file" > "$work/out-proxy"; t3=$(date +%s.%N)
-  cmp -s "$file" "$work/out-proxy" || { echo "output differs from input for size $2" >&2; exit 1; }
-  python3 - "$1" "$2" "$bytes" "$t0" "$t1" "$t2" "$t3" <<'PY'
+  local t0 t1 t2 t3 t4 t5 t6 t7
+  t0=$(date +%s.%N); cat "$file" | cat > "$work/out-cat"; t1=$(date +%s.%N)
+  t2=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- sh -c 'cat > /dev/null' < "$file"; t3=$(date +%s.%N)
+  t4=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- cat "$file" < /dev/null > "$work/out-s2c"; t5=$(date +%s.%N)
+  t6=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- cat < "$file" > "$work/out-both"; t7=$(date +%s.%N)
+  cmp -s "$file" "$work/out-s2c" || { echo "s->c output differs from input for size $2" >&2; exit 1; }
+  cmp -s "$file" "$work/out-both" || { echo "echoed output differs from input for size $2" >&2; exit 1; }
+  python3 - "$1" "$2" "$bytes" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$t7" <<'PY'
 import sys
 n, size, b = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-cat = float(sys.argv[5]) - float(sys.argv[4]); proxy = float(sys.argv[7]) - float(sys.argv[6])
-print(f"{size:>5} B x {n:>8}: cat pipe {n/cat:>12,.0f} msg/s {b/cat/1e6:>8.1f} MB/s | "
-      f"mcp-chaos stdio {n/proxy:>10,.0f} msg/s {b/proxy/1e6:>7.1f} MB/s | ratio {cat/proxy:.2f} "
-      f"(proxy wall {proxy:.2f} s incl. JVM start)")
+t = [float(x) for x in sys.argv[4:]]
+cat = t[1] - t[0]
+for label, d in (("c->s", t[3] - t[2]), ("s->c", t[5] - t[4]), ("both", t[7] - t[6])):
+    print(f"{size:>5} B x {n:>8} {label}: mcp-chaos {n/d:>10,.0f} msg/s {b/d/1e6:>7.1f} MB/s "
+          f"(per direction) | cat pipe {n/cat:>12,.0f} msg/s {b/cat/1e6:>8.1f} MB/s | ratio {cat/d:.3f}")
 PY
 }
 

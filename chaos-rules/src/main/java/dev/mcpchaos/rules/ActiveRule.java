@@ -61,8 +61,8 @@ final class ActiveRule {
      */
     boolean picks(Frame frame, Envelope envelope, String method, String tool, TransportKind transport,
                   Ticker ticker) {
-        if (!match.matches(frame.direction(), envelope, method, tool, transport) || !fault.supports(transport)
-                || !fault.canApply(frame)) {
+        if (!match.matches(frame.direction(), envelope, method, tool, transport) || !match.headersMatch(frame)
+                || !fault.supports(transport) || !fault.canApply(frame)) {
             return false;
         }
         if (!windowed) {

@@ -99,22 +99,15 @@ public final class Rule {
      * Refuses this rule on {@code transport} when its fault or match cannot work there.
      *
      * @param why says where the transport comes from, such as {@code the rule's match.transport is stdio}
-     * @param running true when a proxy is about to run the rule, false when a file is only read
      * @throws IllegalArgumentException {@code <fault type>: only applies to the <transport> transport (<why>)}
      */
-    void requireUsableOn(TransportKind transport, String why, boolean running) {
+    void requireUsableOn(TransportKind transport, String why) {
         if (!fault.supports(transport)) {
             throw new IllegalArgumentException(fault.type() + ": only applies to the " + supportedBy(fault)
                     + " (" + why + ')');
         }
-        if (!match.headers().isEmpty()) {
-            if (transport != TransportKind.HTTP) {
-                throw new IllegalArgumentException("match.headers: only applies to the http transport (" + why + ')');
-            }
-            if (running) {
-                throw new IllegalArgumentException("match.headers: not available yet: the http transport does not show "
-                        + "request headers to interceptors (" + why + ')');
-            }
+        if (!match.headers().isEmpty() && transport != TransportKind.HTTP) {
+            throw new IllegalArgumentException("match.headers: only applies to the http transport (" + why + ')');
         }
     }
 
@@ -211,7 +204,7 @@ public final class Rule {
             Rule rule = new Rule(this);
             if (match.transport() != null) {
                 rule.requireUsableOn(match.transport(), "the rule's match.transport is "
-                        + match.transport().name().toLowerCase(Locale.ROOT), false);
+                        + match.transport().name().toLowerCase(Locale.ROOT));
             }
             return rule;
         }

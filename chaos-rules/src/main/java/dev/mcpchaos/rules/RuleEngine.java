@@ -6,6 +6,7 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.fault.ConnectionHttpActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
 import io.netty.util.concurrent.Ticker;
 import org.slf4j.Logger;
@@ -223,7 +224,7 @@ public final class RuleEngine implements FrameInterceptor {
         private TransportKind transport;
         private Ticker ticker = Ticker.systemTicker();
         private final List<FaultListener> listeners = new ArrayList<>();
-        private HttpFaultActions http;
+        private HttpFaultActions http = ConnectionHttpActions.INSTANCE;
 
         private Builder(RuleSet rules) {
             this.rules = Objects.requireNonNull(rules, "rules");

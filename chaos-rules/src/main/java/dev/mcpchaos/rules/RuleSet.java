@@ -113,7 +113,7 @@ public final class RuleSet {
                 continue; // the rule is for the other transport: it never matches here
             }
             try {
-                rule.requireUsableOn(transport, why, true);
+                rule.requireUsableOn(transport, why);
             } catch (IllegalArgumentException e) {
                 throw new RuleFileException(source, "rule '" + rule.name() + "'", e.getMessage());
             }

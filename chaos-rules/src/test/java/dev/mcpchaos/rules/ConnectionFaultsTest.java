@@ -63,7 +63,7 @@ class ConnectionFaultsTest {
             }
 
             @Override
-            public void expireSession(InterceptorContext ctx) {
+            public void expireSession(InterceptorContext ctx, Frame frame) {
                 actions.add("expire " + ctx.session().id());
             }
         };

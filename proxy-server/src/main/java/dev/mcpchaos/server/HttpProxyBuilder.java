@@ -1,7 +1,12 @@
 package dev.mcpchaos.server;
 
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
+import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.traffic.TrafficLog;
 
 import java.io.IOException;
@@ -19,6 +24,9 @@ public final class HttpProxyBuilder {
     private final HttpProxy.Builder delegate;
     private final List<FrameInterceptor> interceptors = new ArrayList<>();
     private int trafficChars = -1;
+    private RuleSet rules;
+    private Long seed;
+    private final List<FaultListener> faultListeners = new ArrayList<>();
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
@@ -90,16 +98,60 @@ public final class HttpProxyBuilder {
         return this;
     }
 
+    /**
+     * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}).
+     *
+     * @throws RuleFileException when the file cannot be read or is not valid
+     */
+    public HttpProxyBuilder rules(Path file) {
+        return rules(RuleSet.load(file));
+    }
+
+    /** Applies these chaos rules. */
+    public HttpProxyBuilder rules(RuleSet rules) {
+        this.rules = Objects.requireNonNull(rules, "rules");
+        return this;
+    }
+
+    /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+    public HttpProxyBuilder seed(long seed) {
+        this.seed = seed;
+        return this;
+    }
+
+    /** Told about every fault the rules inject (on the proxy's chain executor: do not block). */
+    public HttpProxyBuilder faultListener(FaultListener listener) {
+        faultListeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
     /** Adds an interceptor after the built-in ones. */
     public HttpProxyBuilder interceptor(FrameInterceptor interceptor) {
         interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
         return this;
     }
 
-    /** Binds and starts relaying. */
+    /**
+     * Binds and starts relaying.
+     *
+     * @throws RuleFileException when a rule cannot work on HTTP (such as {@code crash}); checked
+     *                           before anything listens
+     */
     public RunningHttp start() throws IOException {
+        RuleEngine engine = null;
+        if (rules != null) {
+            RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(TransportKind.HTTP);
+            if (seed != null) {
+                chaos.seed(seed);
+            }
+            faultListeners.forEach(chaos::listener);
+            engine = chaos.build(); // logs the seed it uses
+        }
         if (trafficChars >= 0) {
             delegate.interceptor(new TrafficLog(trafficChars));
+        }
+        if (engine != null) {
+            delegate.interceptor(engine); // after the traffic log, which then shows messages as they arrived
         }
         interceptors.forEach(delegate::interceptor);
         HttpProxy proxy = delegate.start();

@@ -8,9 +8,10 @@ import java.util.Map;
 /**
  * What the HTTP transport lets faults do to the HTTP exchange around a message, beyond the
  * message itself: the faults {@code http_status}, {@code invalid_content_type} and
- * {@code session_expire} need it. The HTTP transport implements it and hands it to
- * {@link dev.mcpchaos.rules.RuleEngine.Builder#httpActions}; on stdio there is none, and rules
- * with those faults are refused when loaded.
+ * {@code session_expire} need it. By default ({@link ConnectionHttpActions}) they go through the
+ * transport's {@link dev.mcpchaos.core.intercept.ConnectionControl}; tests may give another to
+ * {@link dev.mcpchaos.rules.RuleEngine.Builder#httpActions}. On stdio rules with those faults
+ * are refused when loaded.
  */
 public interface HttpFaultActions {
 
@@ -23,6 +24,9 @@ public interface HttpFaultActions {
     /** Makes the HTTP response that carries {@code frame} claim {@code contentType}. */
     void overrideContentType(InterceptorContext ctx, Frame frame, String contentType);
 
-    /** Expires the session: from now on its requests are answered 404, as for an unknown session. */
-    void expireSession(InterceptorContext ctx);
+    /**
+     * Expires the session {@code frame} belongs to: from now on its requests are answered 404,
+     * as for an unknown session.
+     */
+    void expireSession(InterceptorContext ctx, Frame frame);
 }

@@ -37,7 +37,7 @@ public final class SessionExpireFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
-        http.expireSession(ctx.interceptor());
+        http.expireSession(ctx.interceptor(), frame);
         if (frame.envelope().isRequest()) {
             ctx.detail("session expired; this request answered 404");
             http.respond(ctx.interceptor(), frame, 404, Map.of(), "");

@@ -52,7 +52,25 @@ public final class MessageMatch {
 
     /** Whether this frame, on this transport, is one the rule picks. */
     public boolean matches(Frame frame, TransportKind on) {
-        return matches(frame.direction(), frame.envelope(), frame.method(), frame.toolName(), on);
+        return matches(frame.direction(), frame.envelope(), frame.method(), frame.toolName(), on)
+                && headersMatch(frame);
+    }
+
+    /**
+     * Whether the HTTP request the frame travels with has the headers the rule asks for; true
+     * when it asks for none. A frame without such a request (stdio) has no headers.
+     */
+    public boolean headersMatch(Frame frame) {
+        if (headers.isEmpty()) {
+            return true;
+        }
+        for (Map.Entry<String, Glob> header : headers.entrySet()) {
+            String value = frame.requestHeader(header.getKey());
+            if (value == null || !header.getValue().matches(value)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -62,6 +80,7 @@ public final class MessageMatch {
      *
      * @param method the message's method, or that of the request it answers
      * @param tool the tool of a {@code tools/call}, or of the request answered
+     * @see #headersMatch(Frame) for the {@code headers} condition, which needs the frame
      */
     public boolean matches(Direction travelling, Envelope envelope, String method, String tool, TransportKind on) {
         if (envelope.kind() == MessageKind.BLANK) {
@@ -85,9 +104,7 @@ public final class MessageMatch {
         if (matchId && !(envelope.hasId() && sameId(id, envelope.id()))) {
             return false;
         }
-        // Interceptors are not shown HTTP headers yet, so a header condition cannot hold; such
-        // rules are refused when loaded (RuleSet#checkTransport) rather than silently never firing.
-        return headers.isEmpty();
+        return true;
     }
 
     /** JSON-RPC ids are equal when of the same type and value; numbers compare by value. */

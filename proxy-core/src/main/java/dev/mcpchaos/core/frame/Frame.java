@@ -202,6 +202,14 @@ public final class Frame extends AbstractReferenceCounted {
         return route;
     }
 
+    /**
+     * The first value of a header of the HTTP request this frame travels with (any case), or null:
+     * always null on stdio.
+     */
+    public String requestHeader(String name) {
+        return route instanceof HeaderSource ? ((HeaderSource) route).requestHeader(name) : null;
+    }
+
     /** Sets the route; for transports. */
     public void route(Object route) {
         this.route = route;

@@ -1,6 +1,9 @@
 package dev.mcpchaos.core.intercept;
 
 import dev.mcpchaos.core.frame.Frame;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Map;
 
 /**
  * What an interceptor may do to the connection a frame travels on: on stdio the pipes and the
@@ -20,4 +23,37 @@ public interface ConnectionControl {
 
     /** Stdio: SIGKILL to the server process. HTTP: closes the upstream connection. */
     void killServer(Frame at);
+
+    /**
+     * HTTP only: answers the HTTP request {@code at} came in with this status, headers and body
+     * instead of forwarding it (or, for a response, instead of the upstream's answer).
+     *
+     * @param body ownership passes to the transport
+     * @throws UnsupportedOperationException on a transport without HTTP
+     */
+    default void respondHttp(Frame at, int status, Map<String, String> headers, ByteBuf body) {
+        body.release();
+        throw new UnsupportedOperationException("respondHttp: only the http transport answers with a status");
+    }
+
+    /**
+     * HTTP only: the response to the exchange {@code at} belongs to claims this content type.
+     * For a request frame it applies to the response head still to come; for a JSON response
+     * frame, to that response. An SSE response's head has already left when its events pass.
+     *
+     * @throws UnsupportedOperationException on a transport without HTTP
+     */
+    default void overrideContentType(Frame at, String contentType) {
+        throw new UnsupportedOperationException("overrideContentType: only the http transport has content types");
+    }
+
+    /**
+     * HTTP only: expires the session {@code at} belongs to: from now on the proxy answers its
+     * requests with 404, as a server does for a session it no longer knows.
+     *
+     * @throws UnsupportedOperationException on a transport without HTTP sessions
+     */
+    default void expireSession(Frame at) {
+        throw new UnsupportedOperationException("expireSession: only the http transport has sessions");
+    }
 }

@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import picocli.CommandLine;
@@ -65,6 +66,16 @@ final class HttpCommand implements Callable<Integer> {
             description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
     Integer logTraffic;
 
+    @Option(names = "--rules", paramLabel = "FILE",
+            description = "Chaos rules to apply (YAML, or JSON for .json; see docs/rules.md). A file that is not valid "
+                    + "is refused, with the reason, before anything listens (exit code 2).")
+    Path rules;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "Seed of every random choice the rules make; overrides the file's. Default: generated. "
+                    + "The seed used is logged at start, so a run can be repeated.")
+    Long seed;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -90,8 +101,24 @@ final class HttpCommand implements Callable<Integer> {
         if (logTraffic != null) {
             builder.logTraffic(logTraffic);
         }
+        if (seed != null) {
+            builder.seed(seed);
+        }
         CountDownLatch stop = new CountDownLatch(1);
-        try (HttpProxyBuilder.RunningHttp proxy = builder.start()) {
+        HttpProxyBuilder.RunningHttp running;
+        try {
+            if (rules != null) {
+                builder.rules(rules);
+            }
+            running = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.RULES_REFUSED;
+        } catch (java.io.IOException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return 1;
+        }
+        try (HttpProxyBuilder.RunningHttp proxy = running) {
             for (String name : new String[] {"TERM", "INT"}) {
                 try {
                     Signal.handle(new Signal(name), s -> stop.countDown());

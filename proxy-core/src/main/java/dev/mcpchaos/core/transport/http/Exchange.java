@@ -7,6 +7,7 @@ import dev.mcpchaos.core.codec.sse.SseFramer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.HeaderSource;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -50,7 +51,7 @@ import java.util.concurrent.TimeUnit;
  * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
  * chain's executor, hop here before touching it.
  */
-final class Exchange {
+final class Exchange implements HeaderSource {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
@@ -77,6 +78,7 @@ final class Exchange {
     private SseFrameDecoder sse;
     private boolean responded;
     private boolean done;
+    private String contentTypeOverride;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
     private boolean responseReceived;
 
@@ -89,6 +91,11 @@ final class Exchange {
         this.post = HttpMethod.POST.equals(head.method());
         this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
         this.chain = sessions.chainFor(sessionId);
+    }
+
+    @Override
+    public String requestHeader(String name) {
+        return head.headers().get(name);
     }
 
     boolean requestComplete() {
@@ -111,6 +118,10 @@ final class Exchange {
 
     /** The request's head arrived. */
     void onRequestHead() {
+        if (!post && frontend.sessions().isExpired(sessionId)) {
+            answerExpired();
+            return;
+        }
         if (post) {
             long declared = HttpUtil.getContentLength(head, -1L);
             if (declared > config.maxRequestBody) {
@@ -167,6 +178,12 @@ final class Exchange {
     private void onRequestBody() {
         ByteBuf body = requestBody;
         requestBody = null;
+        if (frontend.sessions().isExpired(sessionId)) {
+            requestId = new EnvelopeSniffer().sniff(body).id();
+            body.release();
+            answerExpired();
+            return;
+        }
         if (!body.isReadable()) {
             body.release();
             forwarded = true;
@@ -457,9 +474,20 @@ final class Exchange {
             respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
                     + config.upstreamLabel + " closed the connection before answering", true);
         } else {
-            // Mid-response: the client must see the stream end abruptly, as it did upstream.
+            // Mid-response: the client must see the stream end abruptly, as it did upstream, but
+            // only after the SSE events that had all arrived before the close have passed the chain.
             log.info("{} {}: the upstream closed the connection mid-response; closing the client's", head.method(),
                     head.uri());
+            if (mode == Mode.SSE) {
+                afterChain(() -> onLoop(null, this::cutClient));
+            } else {
+                cutClient();
+            }
+        }
+    }
+
+    private void cutClient() {
+        if (!done) {
             done = true;
             downstream.close();
         }
@@ -504,6 +532,41 @@ final class Exchange {
         }
     }
 
+    private void answerExpired() {
+        log.info("{} {}: session {} was expired by a fault: answered 404", head.method(), head.uri(), sessionId);
+        respondWithError(HttpResponseStatus.NOT_FOUND, requestId, "mcp-chaos: session " + sessionId
+                + " expired (injected)", true);
+    }
+
+    /** A fault answers this exchange itself with a status of its choice. */
+    void respondWith(int status, java.util.Map<String, String> headers, ByteBuf body) {
+        onLoop(null, () -> {
+            if (responded || done) {
+                body.release();
+                return;
+            }
+            answeredHere = true;
+            if (forwarded && responseHead == null) {
+                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            }
+            FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
+                    HttpResponseStatus.valueOf(status), body);
+            headers.forEach((name, value) -> response.headers().set(name, value));
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+            if (!response.headers().contains(HttpHeaderNames.CONTENT_TYPE) && body.isReadable()) {
+                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+            }
+            responded = true;
+            downstream.writeAndFlush(response);
+            complete();
+        });
+    }
+
+    /** A fault makes the response claim another content type. */
+    void overrideContentType(String contentType) {
+        onLoop(null, () -> contentTypeOverride = contentType);
+    }
+
     private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {
         if (responded || done) {
             return;
@@ -524,6 +587,9 @@ final class Exchange {
                 response.headers().copy());
         boolean upstreamCloses = !HttpUtil.isKeepAlive(response);
         HttpMessages.removeHopByHop(copy.headers());
+        if (contentTypeOverride != null) {
+            copy.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeOverride);
+        }
         if (!HttpUtil.isKeepAlive(head) || upstreamCloses) {
             // complete() closes the client's connection after this response: say so (RFC 9112 9.6).
             copy.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

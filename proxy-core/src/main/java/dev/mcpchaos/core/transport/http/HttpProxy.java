@@ -196,7 +196,7 @@ public final class HttpProxy implements AutoCloseable {
     }
 
     /** What faults may do on HTTP: act on the connections of the exchange a frame travels on. */
-    private static final class Control implements ConnectionControl {
+    private final class Control implements ConnectionControl {
         @Override
         public void closeClientSide(Frame at) {
             Exchange exchange = (Exchange) at.route();
@@ -221,6 +221,33 @@ public final class HttpProxy implements AutoCloseable {
         @Override
         public void killServer(Frame at) {
             closeServerSide(at);
+        }
+
+        @Override
+        public void respondHttp(Frame at, int status, java.util.Map<String, String> headers,
+                                io.netty.buffer.ByteBuf body) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange == null) {
+                body.release();
+                return;
+            }
+            exchange.respondWith(status, headers, body);
+        }
+
+        @Override
+        public void overrideContentType(Frame at, String contentType) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange != null) {
+                exchange.overrideContentType(contentType);
+            }
+        }
+
+        @Override
+        public void expireSession(Frame at) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange != null) {
+                sessions.expire(exchange.chain().session().id());
+            }
         }
     }
 

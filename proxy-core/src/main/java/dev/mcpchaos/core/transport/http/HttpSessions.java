@@ -24,6 +24,15 @@ final class HttpSessions {
 
     private final ConcurrentHashMap<String, InterceptorChain> chains = new ConcurrentHashMap<>();
     private final AtomicLong unnamed = new AtomicLong();
+    private final java.util.Set<String> expired = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<String, Boolean>() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+                    return size() > 10_000;
+                }
+            });
     private final List<FrameInterceptor> interceptors;
     private final EventExecutor executor;
     private final ByteBufAllocator alloc;
@@ -48,6 +57,9 @@ final class HttpSessions {
         if (sessionId == null) {
             return newChain("http-" + unnamed.incrementAndGet());
         }
+        if (isExpired(sessionId)) {
+            return newChain(sessionId); // answered 404 by the exchange; not kept
+        }
         return chains.computeIfAbsent(sessionId, this::newChain);
     }
 
@@ -63,6 +75,27 @@ final class HttpSessions {
     void end(String sessionId) {
         if (chains.remove(sessionId) != null) {
             observer.sessionEnded(TransportKind.HTTP, sessionId);
+        }
+    }
+
+    /**
+     * A fault expired the session: the proxy answers its requests with 404 from now on, as a
+     * server does for a session it no longer knows. Remembers the last 10,000 expired ids.
+     */
+    void expire(String sessionId) {
+        synchronized (expired) {
+            expired.add(sessionId);
+        }
+        end(sessionId);
+    }
+
+    /** Whether a fault expired this session. */
+    boolean isExpired(String sessionId) {
+        if (sessionId == null) {
+            return false;
+        }
+        synchronized (expired) {
+            return expired.contains(sessionId);
         }
     }
 

@@ -245,6 +245,58 @@ class HttpProxyTest {
     }
 
     @Test
+    void anInterceptorCanAnswerWithAnHttpStatus() throws Exception {
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() == MessageKind.REQUEST) {
+                ctx.connection().respondHttp(frame, 429, java.util.Map.of("Retry-After", "7"),
+                        Unpooled.copiedBuffer("slow down", StandardCharsets.UTF_8));
+                ctx.drop(frame);
+            } else {
+                ctx.forward(frame);
+            }
+        }).start();
+        HttpResponse<String> response = post(INIT);
+        assertThat(response.statusCode()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("7");
+        assertThat(response.body()).isEqualTo("slow down");
+        assertThat(upstreamBodies).isEmpty();
+    }
+
+    @Test
+    void anInterceptorCanMakeTheResponseClaimAnotherContentType() throws Exception {
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() == MessageKind.REQUEST) {
+                ctx.connection().overrideContentType(frame, "text/html");
+            }
+            ctx.forward(frame);
+        }).start();
+        HttpResponse<String> response = post(INIT);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("text/html");
+        assertThat(response.body()).isEqualTo(INIT_RESULT);
+    }
+
+    @Test
+    void anExpiredSessionIsAnswered404ByTheProxy() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean expireNext = new java.util.concurrent.atomic.AtomicBoolean();
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (expireNext.get() && frame.envelope().kind() == MessageKind.NOTIFICATION) {
+                ctx.connection().expireSession(frame);
+            }
+            ctx.forward(frame);
+        }).start();
+        post(INIT);
+        expireNext.set(true);
+        assertThat(post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", "Mcp-Session-Id", "s-123")
+                .statusCode()).isEqualTo(202);
+        HttpResponse<String> after = post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}",
+                "Mcp-Session-Id", "s-123");
+        assertThat(after.statusCode()).isEqualTo(404);
+        assertThat(after.body()).contains("\"id\":5").contains("session s-123 expired");
+        assertThat(upstreamBodies).hasSize(2); // initialize and the notification, not tools/list
+        assertThat(proxy.sessionCount()).isZero();
+    }
+
+    @Test
     void duplicatedRequestReachesTheUpstreamTwiceAndTheClientGetsOneAnswer() throws Exception {
         proxy = proxyBuilder().interceptor((ctx, frame) -> {
             if (frame.envelope().kind() == MessageKind.REQUEST) {
