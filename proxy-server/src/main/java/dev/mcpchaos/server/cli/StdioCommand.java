@@ -11,6 +11,7 @@ import picocli.CommandLine.Parameters;
 import sun.misc.Signal;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +102,11 @@ final class StdioCommand implements Callable<Integer> {
         if (seed != null) {
             builder.seed(seed);
         }
+        // Signals are caught from before the server starts: one that arrives while it starts is
+        // passed on as soon as there is a server to pass it to, instead of killing the proxy alone.
+        SignalRelay signals = new SignalRelay();
+        signals.install("TERM");
+        signals.install("INT");
         McpChaosProxy.Running proxy;
         try {
             if (rules != null) {
@@ -114,16 +120,35 @@ final class StdioCommand implements Callable<Integer> {
             System.err.println("mcp-chaos: " + e.getMessage());
             return 127;
         }
-        forwardSignal("TERM", proxy);
-        forwardSignal("INT", proxy);
+        signals.attach(proxy);
         return proxy.exitCode().join();
     }
 
-    private static void forwardSignal(String name, McpChaosProxy.Running proxy) {
-        try {
-            Signal.handle(new Signal(name), signal -> proxy.signal(name));
-        } catch (IllegalArgumentException e) {
-            // The platform has no such signal, or the JVM reserves it: leave its default.
+    /** Passes TERM and INT on to the server, holding those that come before it started. */
+    private static final class SignalRelay {
+        private McpChaosProxy.Running proxy;
+        private final List<String> early = new ArrayList<>();
+
+        void install(String name) {
+            try {
+                Signal.handle(new Signal(name), signal -> onSignal(name));
+            } catch (IllegalArgumentException e) {
+                // The platform has no such signal, or the JVM reserves it: leave its default.
+            }
+        }
+
+        private synchronized void onSignal(String name) {
+            if (proxy != null) {
+                proxy.signal(name);
+            } else {
+                early.add(name);
+            }
+        }
+
+        synchronized void attach(McpChaosProxy.Running running) {
+            proxy = running;
+            early.forEach(running::signal);
+            early.clear();
         }
     }
 }
