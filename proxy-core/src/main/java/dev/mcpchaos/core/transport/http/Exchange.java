@@ -12,6 +12,7 @@ import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -79,6 +80,7 @@ final class Exchange implements HeaderSource {
     private boolean responded;
     private boolean done;
     private String contentTypeOverride;
+    private CompositeByteBuf bodyPrefix;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
     private boolean responseReceived;
 
@@ -410,9 +412,24 @@ final class Exchange implements HeaderSource {
                     downstream.writeAndFlush(new DefaultHttpContent(event));
                     break;
                 case JSON: {
+                    if (!frame.isOriginal() && !isMessage(frame)) {
+                        // Stray bytes a fault put before the answer (noise): a JSON body has only
+                        // one message, so they lead the body, as if the server had printed them.
+                        if (bodyPrefix == null) {
+                            bodyPrefix = downstream.alloc().compositeBuffer();
+                        }
+                        bodyPrefix.addComponent(true, frame.content().retainedSlice());
+                        bodyPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
+                        frame.release();
+                        break;
+                    }
                     HttpResponse out = copyHead(responseHead);
                     ByteBuf body = frame.content().retainedSlice();
                     frame.release();
+                    if (bodyPrefix != null) {
+                        body = bodyPrefix.addComponent(true, body);
+                        bodyPrefix = null;
+                    }
                     FullHttpResponse full = new DefaultFullHttpResponse(out.protocolVersion(), out.status(), body,
                             out.headers(), EmptyHttpHeaders.INSTANCE);
                     full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
@@ -530,6 +547,10 @@ final class Exchange implements HeaderSource {
         if (sse != null) {
             sse.finish(Frame::release);
         }
+        if (bodyPrefix != null) {
+            bodyPrefix.release();
+            bodyPrefix = null;
+        }
     }
 
     private void answerExpired() {
@@ -560,6 +581,19 @@ final class Exchange implements HeaderSource {
             downstream.writeAndFlush(response);
             complete();
         });
+    }
+
+    private static boolean isMessage(Frame frame) {
+        switch (frame.envelope().kind()) {
+            case REQUEST:
+            case NOTIFICATION:
+            case RESPONSE:
+            case ERROR:
+            case BATCH:
+                return true;
+            default:
+                return false;
+        }
     }
 
     /** A fault makes the response claim another content type. */
@@ -609,6 +643,10 @@ final class Exchange implements HeaderSource {
         done = true;
         if (responseTimeout != null) {
             responseTimeout.cancel(false);
+        }
+        if (bodyPrefix != null) {
+            bodyPrefix.release();
+            bodyPrefix = null;
         }
         boolean keepAlive = HttpUtil.isKeepAlive(head) && (responseHead == null || HttpUtil.isKeepAlive(responseHead));
         frontend.exchangeDone(this, keepAlive);

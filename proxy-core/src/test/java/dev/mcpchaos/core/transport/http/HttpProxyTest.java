@@ -245,6 +245,19 @@ class HttpProxyTest {
     }
 
     @Test
+    void strayBytesBeforeAJsonAnswerLeadItsBody() throws Exception {
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.envelope().kind() == MessageKind.RESPONSE) {
+                ctx.forward(frame.withContent(Unpooled.copiedBuffer("INFO warming up", StandardCharsets.UTF_8),
+                        Envelope.malformed("noise")));
+            }
+            ctx.forward(frame);
+        }).start();
+        HttpResponse<String> response = post(INIT);
+        assertThat(response.body()).isEqualTo("INFO warming up\n" + INIT_RESULT);
+    }
+
+    @Test
     void anInterceptorCanAnswerWithAnHttpStatus() throws Exception {
         proxy = proxyBuilder().interceptor((ctx, frame) -> {
             if (frame.envelope().kind() == MessageKind.REQUEST) {
