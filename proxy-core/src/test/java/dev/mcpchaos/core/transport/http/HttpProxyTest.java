@@ -59,6 +59,25 @@ class HttpProxyTest {
         upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         upstream.setExecutor(Executors.newCachedThreadPool());
         upstream.createContext("/mcp", this::serveMcp);
+        upstream.createContext("/long-stream", exchange -> {
+            // A healthy long-lived GET stream: a keep-alive comment every 100 ms, then an event.
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            for (int i = 0; i < 12; i++) {
+                out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                try {
+                    TimeUnit.MILLISECONDS.sleep(100); // the upstream's pace, not a test wait
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            out.write("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+                    .getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        });
         upstream.start();
     }
 
@@ -368,6 +387,20 @@ class HttpProxyTest {
             assertThat(answer).startsWith("HTTP/1.1 400");
         }
         assertThat(post(INIT).body()).isEqualTo(INIT_RESULT);
+    }
+
+    @Test
+    void idleTimeoutClosesIdleConnectionsButNeverAStreamInProgress() throws Exception {
+        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(300)).start();
+        try (Socket idle = new Socket("127.0.0.1", proxy.address().getPort())) {
+            idle.setSoTimeout(10_000);
+            assertThat(idle.getInputStream().read()).isEqualTo(-1); // closed by the proxy
+        }
+        HttpResponse<String> stream = client.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + proxy.address().getPort() + "/long-stream"))
+                .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(stream.body()).isEqualTo(": keep-alive\n\n".repeat(12)
+                + "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n");
     }
 
     @Test
