@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.transport.http;
 
+import java.util.Map;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.codec.sse.SseEncoder;
 import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
@@ -560,7 +561,7 @@ final class Exchange implements HeaderSource {
     }
 
     /** A fault answers this exchange itself with a status of its choice. */
-    void respondWith(int status, java.util.Map<String, String> headers, ByteBuf body) {
+    void respondWith(int status, Map<String, String> headers, ByteBuf body) {
         onLoop(null, () -> {
             if (responded || done) {
                 body.release();

@@ -1,5 +1,7 @@
 package dev.mcpchaos.core.transport.http;
 
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.buffer.Unpooled;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -123,7 +125,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         }
         current = null;
         if (!keepAlive) {
-            ctx.channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         while (!waiting.isEmpty() && (current == null || !current.requestComplete())) {
@@ -306,7 +308,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private static final class ShadowHandler extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            boolean last = msg instanceof io.netty.handler.codec.http.LastHttpContent;
+            boolean last = msg instanceof LastHttpContent;
             ReferenceCountUtil.release(msg);
             if (last) {
                 ctx.close();

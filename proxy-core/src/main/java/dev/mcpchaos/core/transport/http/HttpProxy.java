@@ -1,5 +1,7 @@
 package dev.mcpchaos.core.transport.http;
 
+import io.netty.buffer.ByteBuf;
+import java.util.Map;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
@@ -224,8 +226,8 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
-        public void respondHttp(Frame at, int status, java.util.Map<String, String> headers,
-                                io.netty.buffer.ByteBuf body) {
+        public void respondHttp(Frame at, int status, Map<String, String> headers,
+                                ByteBuf body) {
             Exchange exchange = (Exchange) at.route();
             if (exchange == null) {
                 body.release();

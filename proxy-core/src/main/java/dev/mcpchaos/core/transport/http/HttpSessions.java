@@ -10,7 +10,11 @@ import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,12 +28,12 @@ final class HttpSessions {
 
     private final ConcurrentHashMap<String, InterceptorChain> chains = new ConcurrentHashMap<>();
     private final AtomicLong unnamed = new AtomicLong();
-    private final java.util.Set<String> expired = java.util.Collections.newSetFromMap(
-            new java.util.LinkedHashMap<String, Boolean>() {
+    private final Set<String> expired = Collections.newSetFromMap(
+            new LinkedHashMap<String, Boolean>() {
                 private static final long serialVersionUID = 1L;
 
                 @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
                     return size() > 10_000;
                 }
             });
