@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jar="$root/proxy-server/target/mcp-chaos.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -Dmaven.test.skip=true package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is needed: apt-get install nginx-light" >&2; exit 1; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)

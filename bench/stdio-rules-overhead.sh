@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jar="$root/proxy-server/target/mcp-chaos.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -Dmaven.test.skip=true package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 COUNT=${COUNT:-1000000}
 RUNS=${RUNS:-5}
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
