@@ -4,29 +4,20 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.FaultListener;
-import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
-import dev.mcpchaos.server.traffic.TrafficLog;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
 
 /** Configures an HTTP proxy; made by {@link McpChaosProxy#http(URI)}. */
 public final class HttpProxyBuilder {
 
     private final HttpProxy.Builder delegate;
-    private final List<FrameInterceptor> interceptors = new ArrayList<>();
-    private int trafficChars = -1;
-    private RuleSet rules;
-    private Long seed;
-    private final List<FaultListener> faultListeners = new ArrayList<>();
+    private final InterceptorSetup interceptors = new InterceptorSetup();
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
@@ -94,7 +85,7 @@ public final class HttpProxyBuilder {
 
     /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
     public HttpProxyBuilder logTraffic(int maxChars) {
-        this.trafficChars = maxChars;
+        interceptors.logTraffic(maxChars);
         return this;
     }
 
@@ -109,25 +100,25 @@ public final class HttpProxyBuilder {
 
     /** Applies these chaos rules. */
     public HttpProxyBuilder rules(RuleSet rules) {
-        this.rules = Objects.requireNonNull(rules, "rules");
+        interceptors.rules(rules);
         return this;
     }
 
     /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
     public HttpProxyBuilder seed(long seed) {
-        this.seed = seed;
+        interceptors.seed(seed);
         return this;
     }
 
     /** Told about every fault the rules inject (on the proxy's chain executor: do not block). */
     public HttpProxyBuilder faultListener(FaultListener listener) {
-        faultListeners.add(Objects.requireNonNull(listener, "listener"));
+        interceptors.faultListener(listener);
         return this;
     }
 
     /** Adds an interceptor after the built-in ones. */
     public HttpProxyBuilder interceptor(FrameInterceptor interceptor) {
-        interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+        interceptors.interceptor(interceptor);
         return this;
     }
 
@@ -138,22 +129,7 @@ public final class HttpProxyBuilder {
      *                           before anything listens
      */
     public RunningHttp start() throws IOException {
-        RuleEngine engine = null;
-        if (rules != null) {
-            RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(TransportKind.HTTP);
-            if (seed != null) {
-                chaos.seed(seed);
-            }
-            faultListeners.forEach(chaos::listener);
-            engine = chaos.build(); // logs the seed it uses
-        }
-        if (trafficChars >= 0) {
-            delegate.interceptor(new TrafficLog(trafficChars));
-        }
-        if (engine != null) {
-            delegate.interceptor(engine); // after the traffic log, which then shows messages as they arrived
-        }
-        interceptors.forEach(delegate::interceptor);
+        interceptors.build(TransportKind.HTTP).forEach(delegate::interceptor);
         HttpProxy proxy = delegate.start();
         return new RunningHttp() {
             @Override

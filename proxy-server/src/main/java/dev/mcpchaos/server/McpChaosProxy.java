@@ -5,19 +5,15 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.FaultListener;
-import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
-import dev.mcpchaos.server.traffic.TrafficLog;
 
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -66,11 +62,7 @@ public final class McpChaosProxy {
     /** Configures a stdio proxy. */
     public static final class StdioBuilder {
         private final StdioProxy.Builder delegate;
-        private final List<FrameInterceptor> interceptors = new ArrayList<>();
-        private int trafficChars = -1;
-        private RuleSet rules;
-        private Long seed;
-        private final List<FaultListener> faultListeners = new ArrayList<>();
+        private final InterceptorSetup interceptors = new InterceptorSetup();
 
         private StdioBuilder(List<String> command) {
             this.delegate = StdioProxy.builder(command);
@@ -131,13 +123,13 @@ public final class McpChaosProxy {
 
         /** Logs every message on stderr, showing up to {@code maxChars} of each (0: none); -1 turns it off. */
         public StdioBuilder logTraffic(int maxChars) {
-            this.trafficChars = maxChars;
+            interceptors.logTraffic(maxChars);
             return this;
         }
 
         /** Adds an interceptor after the built-in ones. */
         public StdioBuilder interceptor(FrameInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            interceptors.interceptor(interceptor);
             return this;
         }
 
@@ -153,19 +145,19 @@ public final class McpChaosProxy {
 
         /** Applies these chaos rules. */
         public StdioBuilder rules(RuleSet rules) {
-            this.rules = Objects.requireNonNull(rules, "rules");
+            interceptors.rules(rules);
             return this;
         }
 
         /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
         public StdioBuilder seed(long seed) {
-            this.seed = seed;
+            interceptors.seed(seed);
             return this;
         }
 
         /** Told about every fault the rules inject (on the proxy's event loop: do not block). */
         public StdioBuilder faultListener(FaultListener listener) {
-            faultListeners.add(Objects.requireNonNull(listener, "listener"));
+            interceptors.faultListener(listener);
             return this;
         }
 
@@ -177,22 +169,7 @@ public final class McpChaosProxy {
          *                           checked before the server is started
          */
         public Running start() throws ServerStartException {
-            RuleEngine engine = null;
-            if (rules != null) {
-                RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(TransportKind.STDIO);
-                if (seed != null) {
-                    chaos.seed(seed);
-                }
-                faultListeners.forEach(chaos::listener);
-                engine = chaos.build(); // logs the seed it uses
-            }
-            if (trafficChars >= 0) {
-                delegate.interceptor(new TrafficLog(trafficChars));
-            }
-            if (engine != null) {
-                delegate.interceptor(engine); // after the traffic log, which then shows messages as they arrived
-            }
-            interceptors.forEach(delegate::interceptor);
+            interceptors.build(TransportKind.STDIO).forEach(delegate::interceptor);
             StdioProxy proxy = delegate.start();
             return new Running() {
                 @Override

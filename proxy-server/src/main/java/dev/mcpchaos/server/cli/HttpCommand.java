@@ -62,19 +62,10 @@ final class HttpCommand implements Callable<Integer> {
             description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
 
-    @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
-            description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
-    Integer logTraffic;
 
-    @Option(names = "--rules", paramLabel = "FILE",
-            description = "Chaos rules to apply (YAML, or JSON for .json; see docs/rules.md). A file that is not valid "
-                    + "is refused, with the reason, before anything listens (exit code 2).")
-    Path rules;
 
-    @Option(names = "--seed", paramLabel = "N",
-            description = "Seed of every random choice the rules make; overrides the file's. Default: generated. "
-                    + "The seed used is logged at start, so a run can be repeated.")
-    Long seed;
+    @CommandLine.Mixin
+    ChaosOptions chaos = new ChaosOptions();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -98,17 +89,17 @@ final class HttpCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (logTraffic != null) {
-            builder.logTraffic(logTraffic);
+        if (chaos.logTraffic != null) {
+            builder.logTraffic(chaos.logTraffic);
         }
-        if (seed != null) {
-            builder.seed(seed);
+        if (chaos.seed != null) {
+            builder.seed(chaos.seed);
         }
         CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {
-            if (rules != null) {
-                builder.rules(rules);
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
             }
             running = builder.start();
         } catch (RuleFileException e) {

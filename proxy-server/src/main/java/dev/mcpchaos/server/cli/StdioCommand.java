@@ -46,19 +46,10 @@ final class StdioCommand implements Callable<Integer> {
             description = "How long the server gets to exit after SIGTERM before SIGKILL. Default: ${DEFAULT-VALUE}.")
     String terminateTimeout;
 
-    @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
-            description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
-    Integer logTraffic;
 
-    @Option(names = "--rules", paramLabel = "FILE",
-            description = "Chaos rules to apply (YAML, or JSON for .json; see docs/rules.md). A file that is not valid "
-                    + "is refused, with the reason, before the server is started (exit code 2).")
-    Path rules;
 
-    @Option(names = "--seed", paramLabel = "N",
-            description = "Seed of every random choice the rules make; overrides the file's. Default: generated. "
-                    + "The seed used is logged at start, so a run can be repeated.")
-    Long seed;
+    @CommandLine.Mixin
+    ChaosOptions chaos = new ChaosOptions();
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")
     Path directory;
@@ -96,11 +87,11 @@ final class StdioCommand implements Callable<Integer> {
         if (directory != null) {
             builder.directory(directory);
         }
-        if (logTraffic != null) {
-            builder.logTraffic(logTraffic);
+        if (chaos.logTraffic != null) {
+            builder.logTraffic(chaos.logTraffic);
         }
-        if (seed != null) {
-            builder.seed(seed);
+        if (chaos.seed != null) {
+            builder.seed(chaos.seed);
         }
         // Signals are caught from before the server starts: one that arrives while it starts is
         // passed on as soon as there is a server to pass it to, instead of killing the proxy alone.
@@ -109,8 +100,8 @@ final class StdioCommand implements Callable<Integer> {
         signals.install("INT");
         McpChaosProxy.Running proxy;
         try {
-            if (rules != null) {
-                builder.rules(rules);
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
             }
             proxy = builder.start();
         } catch (RuleFileException e) {
