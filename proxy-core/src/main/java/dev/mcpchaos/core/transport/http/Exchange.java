@@ -93,7 +93,7 @@ final class Exchange implements HeaderSource {
         this.config = config;
         this.post = HttpMethod.POST.equals(head.method());
         this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
-        this.chain = sessions.chainFor(sessionId);
+        this.chain = sessions.chainFor(sessionId, downstream.eventLoop());
     }
 
     @Override

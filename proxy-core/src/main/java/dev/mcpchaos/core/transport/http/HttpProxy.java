@@ -17,7 +17,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -25,7 +24,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,8 +74,6 @@ public final class HttpProxy implements AutoCloseable {
 
     private final HttpProxyConfig config;
     private final EventLoopGroup group;
-    private final EventExecutor chainExecutor;
-    private final boolean ownsChainExecutor;
     private final HttpSessions sessions;
     private final Channel serverChannel;
     private final AtomicInteger connections = new AtomicInteger();
@@ -85,16 +81,13 @@ public final class HttpProxy implements AutoCloseable {
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
         this.group = NettyTransports.newEventLoopGroup(builder.ioThreads, "mcp-chaos-http");
-        if (builder.executor != null) {
-            chainExecutor = builder.executor;
-            ownsChainExecutor = false;
-        } else {
-            chainExecutor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-chain", true));
-            ownsChainExecutor = true;
-        }
         FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
         FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
-        sessions = new HttpSessions(builder.interceptors, chainExecutor, builder.alloc, new Control(), toServer,
+        // Without an executor of the user's, each session's interceptors run on the event loop of
+        // the connection that began it: no thread hop for a session that stays on one connection.
+        // Interceptors are shared by sessions, so they must be safe across threads (the rule
+        // engine and the traffic log are).
+        sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, new Control(), toServer,
                 toClient, config.observer);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
@@ -178,9 +171,6 @@ public final class HttpProxy implements AutoCloseable {
 
     private void shutdownExecutors() {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (ownsChainExecutor) {
-            chainExecutor.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        }
     }
 
     private static Exchange exchangeOf(Frame frame) {
@@ -370,7 +360,10 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** The executor interceptors run on; default: a dedicated event loop. */
+        /**
+         * One executor for the interceptors of every session (tests use it for virtual time);
+         * default: each session's on the event loop of the connection that began it.
+         */
         public Builder executor(EventExecutor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;

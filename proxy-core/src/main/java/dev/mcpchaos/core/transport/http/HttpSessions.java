@@ -38,7 +38,7 @@ final class HttpSessions {
                 }
             });
     private final List<FrameInterceptor> interceptors;
-    private final EventExecutor executor;
+    private final EventExecutor fixedExecutor;
     private final ByteBufAllocator alloc;
     private final ConnectionControl connection;
     private final FrameSink toServer;
@@ -48,7 +48,7 @@ final class HttpSessions {
     HttpSessions(List<FrameInterceptor> interceptors, EventExecutor executor, ByteBufAllocator alloc,
                  ConnectionControl connection, FrameSink toServer, FrameSink toClient, TransportObserver observer) {
         this.interceptors = List.copyOf(interceptors);
-        this.executor = executor;
+        this.fixedExecutor = executor;
         this.alloc = alloc;
         this.connection = connection;
         this.toServer = toServer;
@@ -56,15 +56,20 @@ final class HttpSessions {
         this.observer = observer;
     }
 
-    /** The chain for a request: its session's, or a new one when it names none. */
-    InterceptorChain chainFor(String sessionId) {
+    /**
+     * The chain for a request: its session's, or a new one when it names none. A new chain runs
+     * on {@code loop}, the event loop of the connection the request came on, so a session whose
+     * requests come on one connection never changes threads; requests of the session that come
+     * on other connections hop to it.
+     */
+    InterceptorChain chainFor(String sessionId, EventExecutor loop) {
         if (sessionId == null) {
-            return newChain("http-" + unnamed.incrementAndGet());
+            return newChain("http-" + unnamed.incrementAndGet(), loop);
         }
         if (isExpired(sessionId)) {
-            return newChain(sessionId); // answered 404 by the exchange; not kept
+            return newChain(sessionId, loop); // answered 404 by the exchange; not kept
         }
-        return chains.computeIfAbsent(sessionId, this::newChain);
+        return chains.computeIfAbsent(sessionId, id -> newChain(id, loop));
     }
 
     /** The upstream named a session in answer to a request that ran on {@code chain}. */
@@ -108,7 +113,8 @@ final class HttpSessions {
         return chains.size();
     }
 
-    private InterceptorChain newChain(String id) {
+    private InterceptorChain newChain(String id, EventExecutor loop) {
+        EventExecutor executor = fixedExecutor != null ? fixedExecutor : loop;
         return new InterceptorChain(interceptors, new Session(id), TransportKind.HTTP, executor, alloc, connection,
                 toServer, toClient);
     }
