@@ -6,6 +6,8 @@ import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.control.ControlServer;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -122,15 +124,40 @@ public final class HttpProxyBuilder {
         return this;
     }
 
+    /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+    public HttpProxyBuilder metrics(MeterRegistry registry) {
+        interceptors.metrics(registry);
+        return this;
+    }
+
     /**
-     * Binds and starts relaying.
+     * Serves {@code GET /health} and {@code GET /metrics} on {@code address} (port 0: any free
+     * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
+     * one, a Prometheus registry with the JVM and Netty meters is made.
+     */
+    public HttpProxyBuilder control(InetSocketAddress address) {
+        interceptors.control(address);
+        return this;
+    }
+
+    /**
+     * Binds the control endpoint (if any) and the proxy, and starts relaying.
      *
      * @throws RuleFileException when a rule cannot work on HTTP (such as {@code crash}); checked
      *                           before anything listens
+     * @throws IOException when an address cannot be bound
      */
     public RunningHttp start() throws IOException {
         interceptors.build(TransportKind.HTTP).forEach(delegate::interceptor);
-        HttpProxy proxy = delegate.start();
+        delegate.observer(interceptors.observer(TransportKind.HTTP));
+        ControlServer control = interceptors.startControl();
+        HttpProxy proxy;
+        try {
+            proxy = delegate.start();
+        } catch (IOException | RuntimeException e) {
+            interceptors.close(control);
+            throw e;
+        }
         return new RunningHttp() {
             @Override
             public InetSocketAddress address() {
@@ -143,8 +170,17 @@ public final class HttpProxyBuilder {
             }
 
             @Override
+            public InetSocketAddress controlAddress() {
+                return control != null ? control.address() : null;
+            }
+
+            @Override
             public void close() {
-                proxy.close();
+                try {
+                    proxy.close();
+                } finally {
+                    interceptors.close(control);
+                }
             }
         };
     }
@@ -157,7 +193,12 @@ public final class HttpProxyBuilder {
         /** MCP sessions it knows. */
         int sessionCount();
 
-        /** Stops listening and closes every connection. */
+        /** Where the control endpoint listens, or null when there is none. */
+        default InetSocketAddress controlAddress() {
+            return null;
+        }
+
+        /** Stops listening and closes every connection, then stops the control endpoint. */
         @Override
         void close();
     }

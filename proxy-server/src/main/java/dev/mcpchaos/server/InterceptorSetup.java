@@ -1,20 +1,29 @@
 package dev.mcpchaos.server;
 
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.metrics.ProxyMetrics;
 import dev.mcpchaos.server.traffic.TrafficLog;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * What both proxy builders put in front of the transport: the traffic log, the rule engine and
- * the user's own interceptors, in that order (the log then shows messages as they arrived).
+ * What both proxy builders put in front of the transport: the metrics, the traffic log, the rule
+ * engine and the user's own interceptors, in that order (the metrics and the log then show
+ * messages as they arrived); and the transport observer and control endpoint that go with them.
  */
 final class InterceptorSetup {
 
@@ -23,6 +32,10 @@ final class InterceptorSetup {
     private int trafficChars = -1;
     private RuleSet rules;
     private Long seed;
+    private MeterRegistry registry;
+    private InetSocketAddress control;
+    private ProxyMetrics metrics;
+    private AutoCloseable ownedBinders;
 
     void logTraffic(int maxChars) {
         this.trafficChars = maxChars;
@@ -44,22 +57,45 @@ final class InterceptorSetup {
         faultListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
+    void metrics(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    void control(InetSocketAddress address) {
+        this.control = Objects.requireNonNull(address, "address");
+    }
+
     /**
      * The interceptors, in order, for a proxy on {@code transport}.
      *
      * @throws RuleFileException when a rule cannot work on that transport
      */
     List<FrameInterceptor> build(TransportKind transport) {
+        if (control != null && registry == null) {
+            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            ownedBinders = ProxyMetrics.bindJvmAndNetty(registry);
+        }
+        if (control != null && !(registry instanceof PrometheusMeterRegistry)) {
+            throw new IllegalStateException("metrics: " + registry.getClass().getSimpleName()
+                    + " (expected: a PrometheusMeterRegistry, to serve /metrics on the control endpoint)");
+        }
+        metrics = registry != null ? new ProxyMetrics(registry) : null;
         RuleEngine engine = null;
         if (rules != null) {
             RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(transport);
             if (seed != null) {
                 chaos.seed(seed);
             }
+            if (metrics != null) {
+                chaos.listener(metrics.faultListener());
+            }
             faultListeners.forEach(chaos::listener);
             engine = chaos.build(); // logs the seed it uses
         }
         List<FrameInterceptor> all = new ArrayList<>();
+        if (metrics != null) {
+            all.add(metrics.interceptor());
+        }
         if (trafficChars >= 0) {
             all.add(new TrafficLog(trafficChars));
         }
@@ -68,5 +104,35 @@ final class InterceptorSetup {
         }
         all.addAll(extra);
         return all;
+    }
+
+    /** What the transport reports sessions, limit breaches and upstream failures to; after {@link #build}. */
+    TransportObserver observer(TransportKind transport) {
+        return metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
+    }
+
+    /**
+     * Starts the control endpoint when one was asked for; after {@link #build}.
+     *
+     * @return the running endpoint, or null
+     * @throws IOException when its address cannot be bound
+     */
+    ControlServer startControl() throws IOException {
+        return control != null ? ControlServer.start(control, (PrometheusMeterRegistry) registry) : null;
+    }
+
+    /** Closes the control endpoint (may be null) and the meter binders made here. */
+    void close(ControlServer server) {
+        if (server != null) {
+            server.close();
+        }
+        if (ownedBinders != null) {
+            try {
+                ownedBinders.close();
+            } catch (Exception ignored) {
+                // only the GC notification listeners: nothing to do about it
+            }
+            ownedBinders = null;
+        }
     }
 }

@@ -7,9 +7,14 @@ import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.control.ControlServer;
+import io.micrometer.core.instrument.MeterRegistry;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +59,12 @@ public final class McpChaosProxy {
         /** Passes {@code TERM} or {@code INT} on to the server. */
         void signal(String name);
 
-        /** Shuts down and waits for the server to exit. */
+        /** Where the control endpoint listens, or null when there is none. */
+        default InetSocketAddress controlAddress() {
+            return null;
+        }
+
+        /** Shuts down and waits for the server to exit; then stops the control endpoint. */
         @Override
         void close();
     }
@@ -161,16 +171,47 @@ public final class McpChaosProxy {
             return this;
         }
 
+        /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+        public StdioBuilder metrics(MeterRegistry registry) {
+            interceptors.metrics(registry);
+            return this;
+        }
+
         /**
-         * Starts the server and the relay.
+         * Serves {@code GET /health} and {@code GET /metrics} on {@code address} (port 0: any free
+         * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
+         * one, a Prometheus registry with the JVM and Netty meters is made. Stopped by
+         * {@link Running#close()}, so it can still be scraped after the server exited.
+         */
+        public StdioBuilder control(InetSocketAddress address) {
+            interceptors.control(address);
+            return this;
+        }
+
+        /**
+         * Starts the control endpoint (if any), the server and the relay.
          *
          * @throws ServerStartException when the command cannot be started; its message says why
          * @throws RuleFileException when a rule cannot work on stdio (such as {@code http_status});
          *                           checked before the server is started
+         * @throws UncheckedIOException when the control endpoint cannot listen on its address
          */
         public Running start() throws ServerStartException {
             interceptors.build(TransportKind.STDIO).forEach(delegate::interceptor);
-            StdioProxy proxy = delegate.start();
+            delegate.observer(interceptors.observer(TransportKind.STDIO));
+            ControlServer control;
+            try {
+                control = interceptors.startControl();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e.getMessage(), e);
+            }
+            StdioProxy proxy;
+            try {
+                proxy = delegate.start();
+            } catch (ServerStartException | RuntimeException e) {
+                interceptors.close(control);
+                throw e;
+            }
             return new Running() {
                 @Override
                 public CompletableFuture<Integer> exitCode() {
@@ -183,8 +224,17 @@ public final class McpChaosProxy {
                 }
 
                 @Override
+                public InetSocketAddress controlAddress() {
+                    return control != null ? control.address() : null;
+                }
+
+                @Override
                 public void close() {
-                    proxy.close();
+                    try {
+                        proxy.close();
+                    } finally {
+                        interceptors.close(control);
+                    }
                 }
             };
         }

@@ -20,4 +20,9 @@ final class ChaosOptions {
             description = "Seed of every random choice the rules make; overrides the file's. Default: generated. "
                     + "The seed used is logged at start, so a run can be repeated.")
     Long seed;
+
+    @Option(names = "--control", paramLabel = "HOST:PORT",
+            description = "Serve GET /health and GET /metrics (Prometheus text; see docs/metrics.md) here, such as "
+                    + "127.0.0.1:9090. Nothing is authenticated: keep it on loopback. Default: off.")
+    String control;
 }

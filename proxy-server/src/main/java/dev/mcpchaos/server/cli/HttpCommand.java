@@ -95,6 +95,13 @@ final class HttpCommand implements Callable<Integer> {
         if (chaos.seed != null) {
             builder.seed(chaos.seed);
         }
+        if (chaos.control != null) {
+            try {
+                builder.control(HttpCommand.parseAddress("--control", chaos.control));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {
@@ -124,9 +131,14 @@ final class HttpCommand implements Callable<Integer> {
 
     /** {@code HOST:PORT}, {@code :PORT} (all interfaces) or {@code [v6]:PORT}. */
     static InetSocketAddress parseListen(String text) {
+        return parseAddress("--listen", text);
+    }
+
+    /** {@code HOST:PORT}, {@code :PORT} (all interfaces) or {@code [v6]:PORT}, for {@code option}. */
+    static InetSocketAddress parseAddress(String option, String text) {
         int colon = text.lastIndexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("--listen: '" + text + "' (expected: HOST:PORT, such as 127.0.0.1:8080)");
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: HOST:PORT, such as 127.0.0.1:8080)");
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -139,7 +151,7 @@ final class HttpCommand implements Callable<Integer> {
             port = -1;
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("--listen: '" + text + "' (expected: a port from 0 to 65535)");
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: a port from 0 to 65535)");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
     }

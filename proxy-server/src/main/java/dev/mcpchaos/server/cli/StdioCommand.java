@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import sun.misc.Signal;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,6 +94,13 @@ final class StdioCommand implements Callable<Integer> {
         if (chaos.seed != null) {
             builder.seed(chaos.seed);
         }
+        if (chaos.control != null) {
+            try {
+                builder.control(HttpCommand.parseAddress("--control", chaos.control));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         // Signals are caught from before the server starts: one that arrives while it starts is
         // passed on as soon as there is a server to pass it to, instead of killing the proxy alone.
         SignalRelay signals = new SignalRelay();
@@ -110,9 +118,16 @@ final class StdioCommand implements Callable<Integer> {
         } catch (ServerStartException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return 127;
+        } catch (UncheckedIOException e) {
+            System.err.println("mcp-chaos: " + e.getMessage()); // the control endpoint could not listen
+            return 1;
         }
         signals.attach(proxy);
-        return proxy.exitCode().join();
+        try {
+            return proxy.exitCode().join();
+        } finally {
+            proxy.close(); // the server has exited: this only stops the control endpoint
+        }
     }
 
     /** Passes TERM and INT on to the server, holding those that come before it started. */

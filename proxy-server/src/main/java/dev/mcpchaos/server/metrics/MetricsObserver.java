@@ -1,0 +1,40 @@
+package dev.mcpchaos.server.metrics;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
+
+/**
+ * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}), limit
+ * breaches ({@value ProxyMetrics#LIMIT_BREACHES}) and upstream failures
+ * ({@value ProxyMetrics#UPSTREAM_ERRORS}). Thread-safe and non-blocking, as the transports require.
+ */
+final class MetricsObserver implements TransportObserver {
+
+    private final ProxyMetrics metrics;
+
+    MetricsObserver(ProxyMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void sessionStarted(TransportKind transport, String sessionId) {
+        metrics.sessionsGauge(transport).incrementAndGet();
+    }
+
+    @Override
+    public void sessionEnded(TransportKind transport, String sessionId) {
+        metrics.sessionsGauge(transport).updateAndGet(n -> Math.max(0, n - 1));
+    }
+
+    @Override
+    public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
+        // Rare: looking the counter up in the registry each time is fine.
+        metrics.limitCounter(transport, limit).increment();
+    }
+
+    @Override
+    public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+        metrics.upstreamCounter(transport, reason).increment();
+    }
+}

@@ -1,0 +1,234 @@
+package dev.mcpchaos.server.metrics;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.FaultListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.netty.buffer.PooledByteBufAllocator;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every meter mcp-chaos publishes, and the one place that creates them (see {@code docs/metrics.md}).
+ * Names are dotted and lowercase in code ({@code mcp.chaos.messages}); the Prometheus registry
+ * shows them as {@code mcp_chaos_messages_total}. Every tag value comes from a bounded set: a
+ * method outside the MCP methods below is {@value #OTHER}, a message without one is {@value #NONE}.
+ *
+ * <p>One instance per {@link MeterRegistry}; it may serve several proxies. Thread-safe: the
+ * meter caches are concurrent maps whose keys come from bounded sets.
+ *
+ * <pre>{@code
+ * ProxyMetrics metrics = new ProxyMetrics(registry);
+ * chain.add(metrics.interceptor());          // first, so it sees messages as they arrived
+ * proxy.observer(metrics.observer(TransportKind.STDIO));
+ * engine.listener(metrics.faultListener());
+ * }</pre>
+ */
+public final class ProxyMetrics {
+
+    /** Counter: JSON-RPC messages seen; tags transport, direction, kind, method. */
+    public static final String MESSAGES = "mcp.chaos.messages";
+    /** Counter (bytes): message bytes seen, framing excluded; tags transport, direction. */
+    public static final String BYTES = "mcp.chaos.bytes";
+    /** Counter: faults the rules injected; tags rule, fault. */
+    public static final String FAULTS_INJECTED = "mcp.chaos.faults.injected";
+    /** Timer with a percentile histogram: a request to its response, as the proxy saw them; tags transport, method. */
+    public static final String REQUEST_DURATION = "mcp.chaos.request.duration";
+    /** Gauge: sessions in progress; tag transport. */
+    public static final String SESSIONS_ACTIVE = "mcp.chaos.sessions.active";
+    /** Counter: messages that are not well-formed JSON; tags transport, direction, reason. */
+    public static final String PARSE_ERRORS = "mcp.chaos.parse.errors";
+    /** Counter: limits breached (line length, body size, ...); tags transport, limit. */
+    public static final String LIMIT_BREACHES = "mcp.chaos.limit.breaches";
+    /** Counter: upstream failures; tags transport, reason. */
+    public static final String UPSTREAM_ERRORS = "mcp.chaos.upstream.errors";
+
+    /** The method tag of a message whose method is not one of {@link #KNOWN_METHODS}. */
+    public static final String OTHER = "other";
+    /** The method tag of a message with no method (a batch, a malformed line, a response to an unseen request). */
+    public static final String NONE = "none";
+    /** The parse error reason of a {@link MessageKind#MALFORMED} message. */
+    public static final String MALFORMED_JSON = "malformed_json";
+
+    /** The MCP methods (2025-11-25 and earlier) that get a method tag of their own. */
+    public static final Set<String> KNOWN_METHODS = Set.of(
+            "initialize", "ping",
+            "tools/list", "tools/call",
+            "resources/list", "resources/read", "resources/templates/list",
+            "resources/subscribe", "resources/unsubscribe",
+            "prompts/list", "prompts/get",
+            "completion/complete", "logging/setLevel",
+            "sampling/createMessage", "elicitation/create", "roots/list",
+            "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+            "notifications/initialized", "notifications/progress", "notifications/message",
+            "notifications/cancelled", "notifications/tools/list_changed",
+            "notifications/resources/list_changed", "notifications/resources/updated",
+            "notifications/prompts/list_changed", "notifications/roots/list_changed",
+            "notifications/elicitation/complete", "notifications/tasks/status");
+
+    static final String[] TRANSPORT_TAGS = tags(TransportKind.values());
+    static final String[] DIRECTION_TAGS = tags(Direction.values());
+    static final String[] KIND_TAGS = tags(MessageKind.values());
+
+    private final MeterRegistry registry;
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> faults = new ConcurrentHashMap<>();
+    private final AtomicInteger[] sessions = new AtomicInteger[TransportKind.values().length];
+    private final MetricsInterceptor interceptor;
+
+    public ProxyMetrics(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.interceptor = new MetricsInterceptor(this, registry.config().clock());
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Binds the JVM meters (memory, GC, threads, class loading, processor) and the pooled Netty
+     * allocator's to {@code registry}. For a registry made for mcp-chaos; an application that
+     * brings its own usually binds these itself.
+     *
+     * @return closes what needs closing (the GC listener)
+     */
+    public static AutoCloseable bindJvmAndNetty(MeterRegistry registry) {
+        new JvmMemoryMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
+        return gc;
+    }
+
+    /**
+     * The interceptor that counts messages and times requests. It only observes: every frame is
+     * forwarded untouched. Put it first, so it sees messages as they arrived, before any fault.
+     */
+    public FrameInterceptor interceptor() {
+        return interceptor;
+    }
+
+    /** Counts faults into {@value #FAULTS_INJECTED}. */
+    public FaultListener faultListener() {
+        return event -> faultCounter(event.rule(), event.fault()).increment();
+    }
+
+    /**
+     * Counts sessions, limit breaches and upstream failures of a proxy on {@code transport}, and
+     * registers its {@value #SESSIONS_ACTIVE} gauge (at 0).
+     */
+    public TransportObserver observer(TransportKind transport) {
+        sessionsGauge(transport);
+        return new MetricsObserver(this);
+    }
+
+    AtomicInteger sessionsGauge(TransportKind transport) {
+        int i = transport.ordinal();
+        synchronized (sessions) {
+            if (sessions[i] == null) {
+                AtomicInteger value = new AtomicInteger();
+                Gauge.builder(SESSIONS_ACTIVE, value, AtomicInteger::get)
+                        .description("MCP sessions in progress")
+                        .tag("transport", TRANSPORT_TAGS[i])
+                        .register(registry);
+                sessions[i] = value;
+            }
+            return sessions[i];
+        }
+    }
+
+    Counter faultCounter(String rule, String fault) {
+        return faults.computeIfAbsent(rule, r -> new ConcurrentHashMap<>())
+                .computeIfAbsent(fault, f -> Counter.builder(FAULTS_INJECTED)
+                        .description("Faults injected by the chaos rules")
+                        .tag("rule", rule).tag("fault", fault)
+                        .register(registry));
+    }
+
+    Counter messageCounter(int transport, int direction, int kind, String method) {
+        return Counter.builder(MESSAGES)
+                .description("JSON-RPC messages that reached the proxy, before any fault")
+                .tag("transport", TRANSPORT_TAGS[transport])
+                .tag("direction", DIRECTION_TAGS[direction])
+                .tag("kind", KIND_TAGS[kind])
+                .tag("method", method)
+                .register(registry);
+    }
+
+    Counter bytesCounter(int transport, int direction) {
+        return Counter.builder(BYTES)
+                .description("Bytes of the JSON-RPC messages counted in " + MESSAGES + ", framing excluded")
+                .baseUnit("bytes")
+                .tag("transport", TRANSPORT_TAGS[transport])
+                .tag("direction", DIRECTION_TAGS[direction])
+                .register(registry);
+    }
+
+    Counter parseErrorCounter(int transport, int direction) {
+        return Counter.builder(PARSE_ERRORS)
+                .description("Messages that are not well-formed JSON (relayed all the same)")
+                .tag("transport", TRANSPORT_TAGS[transport])
+                .tag("direction", DIRECTION_TAGS[direction])
+                .tag("reason", MALFORMED_JSON)
+                .register(registry);
+    }
+
+    Timer requestTimer(int transport, String method) {
+        return Timer.builder(REQUEST_DURATION)
+                .description("From a request reaching the proxy to its response reaching the proxy")
+                .publishPercentileHistogram()
+                .tag("transport", TRANSPORT_TAGS[transport])
+                .tag("method", method)
+                .register(registry);
+    }
+
+    Counter limitCounter(TransportKind transport, TransportObserver.Limit limit) {
+        return Counter.builder(LIMIT_BREACHES)
+                .description("Limits breached; the proxy discarded or refused as documented")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("limit", limit.tag())
+                .register(registry);
+    }
+
+    Counter upstreamCounter(TransportKind transport, TransportObserver.UpstreamFailure reason) {
+        return Counter.builder(UPSTREAM_ERRORS)
+                .description("Upstream failures: unreachable, timed out, closed, could not start")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("reason", reason.tag())
+                .register(registry);
+    }
+
+    /** The method tag for {@code method}: itself when it is a known MCP method, else {@value #OTHER}; null is {@value #NONE}. */
+    public static String methodTag(String method) {
+        if (method == null) {
+            return NONE;
+        }
+        return KNOWN_METHODS.contains(method) ? method : OTHER;
+    }
+
+    private static String[] tags(Enum<?>[] values) {
+        String[] tags = new String[values.length];
+        for (int i = 0; i < values.length; i++) {
+            tags[i] = values[i].name().toLowerCase(Locale.ROOT);
+        }
+        return tags;
+    }
+}
