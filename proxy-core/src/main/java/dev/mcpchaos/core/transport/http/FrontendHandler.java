@@ -38,8 +38,10 @@ import java.util.ArrayDeque;
  * client's and is opened on the same event loop (the HexDumpProxy shape): a streaming response
  * holds it until it ends, and when either side goes away the other is closed.
  *
- * <p>Backpressure: the client connection is not read while an exchange is in progress, and the
- * upstream connection is not read while the client connection is not writable.
+ * <p>The client connection is read while an exchange is in progress, so a client that goes away
+ * mid-stream is noticed at once and its upstream stream closed; pipelined requests wait their
+ * turn, and past {@value #MAX_WAITING} waiting pieces reading pauses. The upstream connection is
+ * not read while the client connection is not writable.
  */
 final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
@@ -51,6 +53,8 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private ChannelFuture upstreamReady;
     private Exchange current;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+    /** Pipelined HTTP objects held before the connection stops being read. */
+    private static final int MAX_WAITING = 64;
 
     FrontendHandler(HttpProxy proxy) {
         this.proxy = proxy;
@@ -69,6 +73,9 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (current != null && current.requestComplete() || !waiting.isEmpty()) {
             waiting.add(msg); // a pipelined request: its turn comes when the current one is answered
+            if (waiting.size() >= MAX_WAITING) {
+                ctx.channel().config().setAutoRead(false); // enough queued: read on once they are served
+            }
             return;
         }
         handle(msg);
@@ -91,11 +98,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                 content.release();
                 return;
             }
-            Exchange exchange = current;
-            exchange.onRequestContent(content);
-            if (exchange.requestComplete() && exchange == current && !exchange.isDone()) {
-                ctx.channel().config().setAutoRead(false); // one exchange at a time
-            }
+            current.onRequestContent(content);
         } else if (!(msg instanceof HttpRequest)) {
             ReferenceCountUtil.release(msg);
         }
@@ -131,7 +134,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         while (!waiting.isEmpty() && (current == null || !current.requestComplete())) {
             handle(waiting.poll());
         }
-        if (current == null || !current.requestComplete()) {
+        if (waiting.size() < MAX_WAITING && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
         }
