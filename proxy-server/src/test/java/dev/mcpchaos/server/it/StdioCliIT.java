@@ -12,15 +12,22 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -218,6 +225,41 @@ class StdioCliIT {
         assertThat(commands).contains("stdio", "demo", "demo-server");
         assertThat(run.stdout()).contains("--version", "--help");
         assertThat(run.stderr()).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- control endpoint
+
+    @Test
+    void controlServesHealthAndTheMetricsOfTheTrafficSoFar() throws Exception {
+        Run run = start("stdio", "--control", "127.0.0.1:0", "--",
+                TestPeers.java().toString(), "-jar", TestPeers.mcpChaosJar().toString(), "demo-server");
+        Pattern announced = Pattern.compile("control endpoint on (http://\\S+?)/ ");
+        String base = await().atMost(RUN_TIMEOUT).until(() -> {
+            Matcher m = announced.matcher(run.stderr());
+            return m.find() ? m.group(1) : null;
+        }, Objects::nonNull);
+        assertThat(base).startsWith("http://127.0.0.1:");
+
+        run.stdin().write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".getBytes(UTF_8));
+        run.stdin().flush();
+        await().atMost(RUN_TIMEOUT).until(() -> run.stdout().contains("\"id\":1"));
+
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                URI.create(base + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(200);
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(
+                URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body())
+                .contains("mcp_chaos_messages_total{direction=\"client_to_server\",kind=\"request\",method=\"ping\","
+                        + "transport=\"stdio\"} 1.0")
+                .contains("mcp_chaos_messages_total{direction=\"server_to_client\",kind=\"response\",method=\"ping\","
+                        + "transport=\"stdio\"} 1.0")
+                .contains("mcp_chaos_sessions_active{transport=\"stdio\"} 1.0");
+
+        run.closeStdin();
+        assertThat(run.awaitExit()).isZero();
+        assertThat(run.stdout()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
     }
 
     // ---------------------------------------------------------------- start failure
