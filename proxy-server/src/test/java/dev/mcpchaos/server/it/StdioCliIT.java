@@ -486,18 +486,27 @@ class StdioCliIT {
     // ---------------------------------------------------------------- demo
 
     @Test
-    void demoRunsToCompletion() {
-        Run run = start("demo");
+    void demoRunsToCompletionAndShowsWhatWasInjectedBesideWhatTheClientExperienced() {
+        Run run = start("demo", "--seed", "7");
         run.closeStdin();
 
         assertThat(run.awaitExit()).isZero();
         assertThat(run.stdout())
+                .contains("demo: chaos profile dev/mcpchaos/server/demo-rules.yaml with seed 7")
                 .contains("demo: initialized: mcp-chaos-demo, protocol 2025-11-25")
                 .contains("demo: tools: echo, add, slow, large")
                 .contains("demo: echo -> hello through mcp-chaos")
-                .contains("demo: add 2 + 3 -> 5")
-                .contains("demo: ping -> ok")
-                .contains("the server exited with code 0");
+                .contains("demo:   injected error (rule echo-goes-down)")
+                .contains("demo: echo again -> JSON-RPC error -32603: echo is down (injected)")
+                .contains("demo: add 2 + 3 -> no answer within 2000 ms (timed out)")
+                .contains("demo: add 2 + 3 again -> 5")
+                .contains("demo: slow 600 ms with progress -> tool error result: slow broke halfway (injected)")
+                .contains("demo:   the client could not parse a line:")
+                .contains("demo: large again -> 100000 characters")
+                .contains("demo: ping -> no answer within 2000 ms (timed out)")
+                .contains("demo: ping again -> ok")
+                .contains("the server exited with code 0")
+                .contains("demo: repeat this run: mcp-chaos demo --seed 7");
         assertThat(run.stderr()).contains("traffic:");
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: c->s")).isNotEmpty();
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: s->c")).isNotEmpty();
