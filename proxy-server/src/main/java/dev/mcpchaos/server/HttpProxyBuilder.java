@@ -7,9 +7,11 @@ import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.events.EventLog;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
@@ -127,6 +129,17 @@ public final class HttpProxyBuilder {
     /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
     public HttpProxyBuilder metrics(MeterRegistry registry) {
         interceptors.metrics(registry);
+        return this;
+    }
+
+    /**
+     * Writes the event log (one JSON line per injected fault, session start and end, parse error,
+     * limit breach and upstream failure; never a message's content) to {@code out}; default: none.
+     *
+     * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
+     */
+    public HttpProxyBuilder events(OutputStream out, boolean closeOut) {
+        interceptors.events(new EventLog(out, closeOut));
         return this;
     }
 

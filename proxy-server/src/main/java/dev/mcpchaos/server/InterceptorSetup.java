@@ -8,6 +8,7 @@ import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.events.EventLog;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import dev.mcpchaos.server.traffic.TrafficLog;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,6 +36,7 @@ final class InterceptorSetup {
     private MeterRegistry registry;
     private InetSocketAddress control;
     private ProxyMetrics metrics;
+    private EventLog events;
     private AutoCloseable ownedBinders;
 
     void logTraffic(int maxChars) {
@@ -59,6 +61,10 @@ final class InterceptorSetup {
 
     void metrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    void events(EventLog log) {
+        this.events = Objects.requireNonNull(log, "log");
     }
 
     void control(InetSocketAddress address) {
@@ -89,12 +95,18 @@ final class InterceptorSetup {
             if (metrics != null) {
                 chaos.listener(metrics.faultListener());
             }
+            if (events != null) {
+                chaos.listener(events);
+            }
             faultListeners.forEach(chaos::listener);
             engine = chaos.build(); // logs the seed it uses
         }
         List<FrameInterceptor> all = new ArrayList<>();
         if (metrics != null) {
             all.add(metrics.interceptor());
+        }
+        if (events != null) {
+            all.add(events);
         }
         if (trafficChars >= 0) {
             all.add(new TrafficLog(trafficChars));
@@ -108,7 +120,8 @@ final class InterceptorSetup {
 
     /** What the transport reports sessions, limit breaches and upstream failures to; after {@link #build}. */
     TransportObserver observer(TransportKind transport) {
-        return metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
+        TransportObserver fromMetrics = metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
+        return events == null ? fromMetrics : Observers.both(fromMetrics, events);
     }
 
     /**
@@ -121,8 +134,11 @@ final class InterceptorSetup {
         return control != null ? ControlServer.start(control, (PrometheusMeterRegistry) registry) : null;
     }
 
-    /** Closes the control endpoint (may be null) and the meter binders made here. */
+    /** Closes the control endpoint (may be null), the event log and the meter binders made here. */
     void close(ControlServer server) {
+        if (events != null) {
+            events.close();
+        }
         if (server != null) {
             server.close();
         }

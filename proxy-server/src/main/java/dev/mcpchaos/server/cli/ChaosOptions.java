@@ -2,7 +2,14 @@ package dev.mcpchaos.server.cli;
 
 import picocli.CommandLine.Option;
 
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /** The options every proxy command shares: what to log and what to break. A picocli mixin. */
 final class ChaosOptions {
@@ -25,4 +32,21 @@ final class ChaosOptions {
             description = "Serve GET /health and GET /metrics (Prometheus text; see docs/metrics.md) here, such as "
                     + "127.0.0.1:9090. Nothing is authenticated: keep it on loopback. Default: off.")
     String control;
+
+    @Option(names = "--events", paramLabel = "FILE",
+            description = "Write the event log here: one JSON line per injected fault, session start and end, parse "
+                    + "error, limit breach and upstream failure (never a message's content). '-' is stderr. Default: off.")
+    Path events;
+
+    /** Opens the event log's destination; null when there is none. */
+    OutputStream openEvents() throws IOException {
+        if (events == null) {
+            return null;
+        }
+        if (events.toString().equals("-")) {
+            return new FileOutputStream(FileDescriptor.err);
+        }
+        return new BufferedOutputStream(Files.newOutputStream(events,
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND));
+    }
 }

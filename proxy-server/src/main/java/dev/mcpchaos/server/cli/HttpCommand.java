@@ -4,11 +4,13 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 import sun.misc.Signal;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
@@ -95,6 +97,15 @@ final class HttpCommand implements Callable<Integer> {
         if (chaos.seed != null) {
             builder.seed(chaos.seed);
         }
+        try {
+            OutputStream events = chaos.openEvents();
+            if (events != null) {
+                builder.events(events, !chaos.events.toString().equals("-"));
+            }
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--events: " + chaos.events
+                    + " cannot be opened: " + e.getMessage());
+        }
         if (chaos.control != null) {
             try {
                 builder.control(HttpCommand.parseAddress("--control", chaos.control));
@@ -112,7 +123,7 @@ final class HttpCommand implements Callable<Integer> {
         } catch (RuleFileException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return StdioCommand.RULES_REFUSED;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return 1;
         }

@@ -4,12 +4,14 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.McpChaosProxy;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 import sun.misc.Signal;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -93,6 +95,15 @@ final class StdioCommand implements Callable<Integer> {
         }
         if (chaos.seed != null) {
             builder.seed(chaos.seed);
+        }
+        try {
+            OutputStream events = chaos.openEvents();
+            if (events != null) {
+                builder.events(events, !chaos.events.toString().equals("-"));
+            }
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--events: " + chaos.events
+                    + " cannot be opened: " + e.getMessage());
         }
         if (chaos.control != null) {
             try {

@@ -1,0 +1,40 @@
+package dev.mcpchaos.server;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
+
+/** Tells two transport observers (the metrics and the event log) the same things. */
+final class Observers {
+
+    private Observers() {
+    }
+
+    static TransportObserver both(TransportObserver first, TransportObserver second) {
+        return new TransportObserver() {
+            @Override
+            public void sessionStarted(TransportKind transport, String sessionId) {
+                first.sessionStarted(transport, sessionId);
+                second.sessionStarted(transport, sessionId);
+            }
+
+            @Override
+            public void sessionEnded(TransportKind transport, String sessionId) {
+                first.sessionEnded(transport, sessionId);
+                second.sessionEnded(transport, sessionId);
+            }
+
+            @Override
+            public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
+                first.limitBreached(transport, limit, direction, size);
+                second.limitBreached(transport, limit, direction, size);
+            }
+
+            @Override
+            public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+                first.upstreamFailed(transport, reason, detail);
+                second.upstreamFailed(transport, reason, detail);
+            }
+        };
+    }
+}

@@ -1,0 +1,196 @@
+package dev.mcpchaos.server.events;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.observe.TransportObserver;
+import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.FaultEvent;
+import dev.mcpchaos.rules.FaultListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+/**
+ * The event log: one JSON object per line for every injected fault and every notable event
+ * (session start and end, a message that is not JSON, a limit breach, an upstream failure), with
+ * a sequence number and a timestamp. It names messages by direction, kind, JSON-RPC id, method
+ * and tool; it never writes a message's content, a header or an argument, so no secret reaches it.
+ *
+ * <p>Thread-safe: lines are written whole, one at a time, and flushed at once.
+ */
+public final class EventLog implements FaultListener, TransportObserver, FrameInterceptor, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EventLog.class);
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final Pattern QUOTED = Pattern.compile("'[^']*'|\"[^\"]*\"");
+
+    private final OutputStream out;
+    private final boolean closeOut;
+    private final Clock clock;
+    private final AtomicLong sequence = new AtomicLong();
+    private volatile boolean failed;
+
+    /**
+     * @param out where the lines go
+     * @param closeOut whether {@link #close()} closes {@code out} (a file: yes; stderr: no)
+     */
+    public EventLog(OutputStream out, boolean closeOut) {
+        this(out, closeOut, Clock.systemUTC());
+    }
+
+    EventLog(OutputStream out, boolean closeOut, Clock clock) {
+        this.out = Objects.requireNonNull(out, "out");
+        this.closeOut = closeOut;
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public void onFault(FaultEvent event) {
+        write("fault", event.session(), g -> {
+            g.writeStringField("direction", tag(event.direction()));
+            g.writeStringField("rule", event.rule());
+            g.writeStringField("fault", event.fault());
+            g.writeStringField("kind", event.kind().name().toLowerCase(Locale.ROOT));
+            writeId(g, event.id());
+            writeOptional(g, "method", event.method());
+            writeOptional(g, "tool", event.tool());
+            writeOptional(g, "detail", event.detail().isEmpty() ? null : event.detail());
+        });
+    }
+
+    /** Watches for messages that are not JSON; forwards every frame untouched. */
+    @Override
+    public void onFrame(InterceptorContext ctx, Frame frame) {
+        if (frame.envelope().kind() == MessageKind.MALFORMED) {
+            write("parse_error", ctx.session().id(), g -> {
+                g.writeStringField("transport", tag(ctx.transport()));
+                g.writeStringField("direction", tag(frame.direction()));
+                g.writeNumberField("size", frame.contentLength());
+                g.writeStringField("reason", redact(frame.envelope().malformedReason()));
+            });
+        }
+        ctx.forward(frame);
+    }
+
+    @Override
+    public void sessionStarted(TransportKind transport, String sessionId) {
+        write("session_started", sessionId, g -> g.writeStringField("transport", tag(transport)));
+    }
+
+    @Override
+    public void sessionEnded(TransportKind transport, String sessionId) {
+        write("session_ended", sessionId, g -> g.writeStringField("transport", tag(transport)));
+    }
+
+    @Override
+    public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
+        write("limit_breach", null, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("limit", limit.tag());
+            if (direction != null) {
+                g.writeStringField("direction", tag(direction));
+            }
+            if (size >= 0) {
+                g.writeNumberField("size", size);
+            }
+        });
+    }
+
+    @Override
+    public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+        write("upstream_failure", null, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("reason", reason.tag());
+        });
+    }
+
+    @Override
+    public void close() {
+        if (closeOut) {
+            try {
+                out.close();
+            } catch (IOException e) {
+                log.debug("closing the event log failed: {}", e.toString());
+            }
+        }
+    }
+
+    /** Writes the fields of one event after its common ones. */
+    @FunctionalInterface
+    private interface Fields {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private void write(String type, String session, Fields fields) {
+        if (failed) {
+            return;
+        }
+        synchronized (this) {
+            try {
+                JsonGenerator g = JSON.createGenerator(out);
+                g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                g.writeStartObject();
+                g.writeNumberField("seq", sequence.incrementAndGet());
+                g.writeStringField("time", clock.instant().toString());
+                g.writeStringField("event", type);
+                if (session != null) {
+                    g.writeStringField("session", session);
+                }
+                fields.write(g);
+                g.writeEndObject();
+                g.close();
+                out.write('\n');
+                out.flush();
+            } catch (IOException e) {
+                failed = true; // one warning, not one per event: the traffic is not held up for the log
+                log.warn("the event log cannot be written any more: {}", e.toString());
+            }
+        }
+    }
+
+    private static void writeId(JsonGenerator g, Object id) throws IOException {
+        if (id instanceof Long) {
+            g.writeNumberField("id", (Long) id);
+        } else if (id instanceof BigDecimal) {
+            g.writeNumberField("id", (BigDecimal) id);
+        } else if (id instanceof String) {
+            g.writeStringField("id", (String) id);
+        }
+    }
+
+    private static void writeOptional(JsonGenerator g, String name, String value) throws IOException {
+        if (value != null) {
+            g.writeStringField(name, value);
+        }
+    }
+
+    /**
+     * The parser's reason without the pieces of the message it quotes ({@code Unrecognized token
+     * 'sk-...'}): those are the message's content, which may be a secret.
+     */
+    static String redact(String reason) {
+        return reason == null ? null : QUOTED.matcher(reason).replaceAll("'…'");
+    }
+
+    private static String tag(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return "EventLog";
+    }
+}
