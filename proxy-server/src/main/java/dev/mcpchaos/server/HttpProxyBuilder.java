@@ -18,7 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /** Configures an HTTP proxy; made by {@link McpChaosProxy#http(URI)}. */
-public final class HttpProxyBuilder {
+public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
 
     private final HttpProxy.Builder delegate;
     private final InterceptorSetup interceptors = new InterceptorSetup();
@@ -88,6 +88,7 @@ public final class HttpProxyBuilder {
     }
 
     /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
+    @Override
     public HttpProxyBuilder logTraffic(int maxChars) {
         interceptors.logTraffic(maxChars);
         return this;
@@ -98,35 +99,41 @@ public final class HttpProxyBuilder {
      *
      * @throws RuleFileException when the file cannot be read or is not valid
      */
+    @Override
     public HttpProxyBuilder rules(Path file) {
         return rules(RuleSet.load(file));
     }
 
     /** Applies these chaos rules. */
+    @Override
     public HttpProxyBuilder rules(RuleSet rules) {
         interceptors.rules(rules);
         return this;
     }
 
     /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+    @Override
     public HttpProxyBuilder seed(long seed) {
         interceptors.seed(seed);
         return this;
     }
 
     /** Told about every fault the rules inject (on the proxy's chain executor: do not block). */
+    @Override
     public HttpProxyBuilder faultListener(FaultListener listener) {
         interceptors.faultListener(listener);
         return this;
     }
 
     /** Adds an interceptor after the built-in ones. */
+    @Override
     public HttpProxyBuilder interceptor(FrameInterceptor interceptor) {
         interceptors.interceptor(interceptor);
         return this;
     }
 
     /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+    @Override
     public HttpProxyBuilder metrics(MeterRegistry registry) {
         interceptors.metrics(registry);
         return this;
@@ -138,6 +145,7 @@ public final class HttpProxyBuilder {
      *
      * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
      */
+    @Override
     public HttpProxyBuilder events(OutputStream out, boolean closeOut) {
         interceptors.events(new EventLog(out, closeOut));
         return this;
@@ -148,6 +156,7 @@ public final class HttpProxyBuilder {
      * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
      * one, a Prometheus registry with the JVM and Netty meters is made.
      */
+    @Override
     public HttpProxyBuilder control(InetSocketAddress address) {
         interceptors.control(address);
         return this;

@@ -71,7 +71,7 @@ public final class McpChaosProxy {
     }
 
     /** Configures a stdio proxy. */
-    public static final class StdioBuilder {
+    public static final class StdioBuilder implements ChaosBuilder<StdioBuilder> {
         private final StdioProxy.Builder delegate;
         private final InterceptorSetup interceptors = new InterceptorSetup();
 
@@ -133,12 +133,14 @@ public final class McpChaosProxy {
         }
 
         /** Logs every message on stderr, showing up to {@code maxChars} of each (0: none); -1 turns it off. */
+        @Override
         public StdioBuilder logTraffic(int maxChars) {
             interceptors.logTraffic(maxChars);
             return this;
         }
 
         /** Adds an interceptor after the built-in ones. */
+        @Override
         public StdioBuilder interceptor(FrameInterceptor interceptor) {
             interceptors.interceptor(interceptor);
             return this;
@@ -150,29 +152,34 @@ public final class McpChaosProxy {
          * @throws RuleFileException when the file cannot be read or is not valid; its message
          *                           names the file, the rule and the field
          */
+        @Override
         public StdioBuilder rules(Path file) {
             return rules(RuleSet.load(file));
         }
 
         /** Applies these chaos rules. */
+        @Override
         public StdioBuilder rules(RuleSet rules) {
             interceptors.rules(rules);
             return this;
         }
 
         /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+        @Override
         public StdioBuilder seed(long seed) {
             interceptors.seed(seed);
             return this;
         }
 
         /** Told about every fault the rules inject (on the proxy's event loop: do not block). */
+        @Override
         public StdioBuilder faultListener(FaultListener listener) {
             interceptors.faultListener(listener);
             return this;
         }
 
         /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+        @Override
         public StdioBuilder metrics(MeterRegistry registry) {
             interceptors.metrics(registry);
             return this;
@@ -184,6 +191,7 @@ public final class McpChaosProxy {
          *
          * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
          */
+        @Override
         public StdioBuilder events(OutputStream out, boolean closeOut) {
             interceptors.events(new EventLog(out, closeOut));
             return this;
@@ -195,6 +203,7 @@ public final class McpChaosProxy {
          * one, a Prometheus registry with the JVM and Netty meters is made. Stopped by
          * {@link Running#close()}, so it can still be scraped after the server exited.
          */
+        @Override
         public StdioBuilder control(InetSocketAddress address) {
             interceptors.control(address);
             return this;

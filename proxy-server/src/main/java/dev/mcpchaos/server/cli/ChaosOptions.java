@@ -1,5 +1,7 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.server.ChaosBuilder;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedOutputStream;
@@ -38,8 +40,39 @@ final class ChaosOptions {
                     + "error, limit breach and upstream failure (never a message's content). '-' is stderr. Default: off.")
     Path events;
 
+    /**
+     * Gives the builder what these options say, except the rules, which the command loads where
+     * it can answer a bad file with exit code 2.
+     *
+     * @throws CommandLine.ParameterException naming the option, for a value that cannot be used
+     */
+    void applyTo(ChaosBuilder<?> builder, CommandLine commandLine) {
+        if (logTraffic != null) {
+            builder.logTraffic(logTraffic);
+        }
+        if (seed != null) {
+            builder.seed(seed);
+        }
+        try {
+            OutputStream out = openEvents();
+            if (out != null) {
+                builder.events(out, !events.toString().equals("-"));
+            }
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(commandLine, "--events: " + events + " cannot be opened: "
+                    + e.getMessage());
+        }
+        if (control != null) {
+            try {
+                builder.control(HttpCommand.parseAddress("--control", control));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(commandLine, e.getMessage());
+            }
+        }
+    }
+
     /** Opens the event log's destination; null when there is none. */
-    OutputStream openEvents() throws IOException {
+    private OutputStream openEvents() throws IOException {
         if (events == null) {
             return null;
         }

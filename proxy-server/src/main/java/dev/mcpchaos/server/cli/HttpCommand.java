@@ -10,7 +10,6 @@ import picocli.CommandLine;
 import sun.misc.Signal;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
@@ -91,28 +90,7 @@ final class HttpCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (chaos.logTraffic != null) {
-            builder.logTraffic(chaos.logTraffic);
-        }
-        if (chaos.seed != null) {
-            builder.seed(chaos.seed);
-        }
-        try {
-            OutputStream events = chaos.openEvents();
-            if (events != null) {
-                builder.events(events, !chaos.events.toString().equals("-"));
-            }
-        } catch (IOException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--events: " + chaos.events
-                    + " cannot be opened: " + e.getMessage());
-        }
-        if (chaos.control != null) {
-            try {
-                builder.control(HttpCommand.parseAddress("--control", chaos.control));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-            }
-        }
+        chaos.applyTo(builder, spec.commandLine());
         CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {

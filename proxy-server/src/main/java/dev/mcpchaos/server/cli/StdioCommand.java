@@ -10,8 +10,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 import sun.misc.Signal;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,28 +88,7 @@ final class StdioCommand implements Callable<Integer> {
         if (directory != null) {
             builder.directory(directory);
         }
-        if (chaos.logTraffic != null) {
-            builder.logTraffic(chaos.logTraffic);
-        }
-        if (chaos.seed != null) {
-            builder.seed(chaos.seed);
-        }
-        try {
-            OutputStream events = chaos.openEvents();
-            if (events != null) {
-                builder.events(events, !chaos.events.toString().equals("-"));
-            }
-        } catch (IOException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--events: " + chaos.events
-                    + " cannot be opened: " + e.getMessage());
-        }
-        if (chaos.control != null) {
-            try {
-                builder.control(HttpCommand.parseAddress("--control", chaos.control));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-            }
-        }
+        chaos.applyTo(builder, spec.commandLine());
         // Signals are caught from before the server starts: one that arrives while it starts is
         // passed on as soon as there is a server to pass it to, instead of killing the proxy alone.
         SignalRelay signals = new SignalRelay();

@@ -1,0 +1,46 @@
+package dev.mcpchaos.server;
+
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleSet;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * What every proxy builder offers beyond its transport: rules and their seed, the traffic log,
+ * the event log, metrics and the control endpoint, and interceptors of one's own.
+ *
+ * @param <B> the builder itself, so calls chain
+ */
+public interface ChaosBuilder<B extends ChaosBuilder<B>> {
+
+    /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
+    B logTraffic(int maxChars);
+
+    /** Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}). */
+    B rules(Path file);
+
+    /** Applies these chaos rules. */
+    B rules(RuleSet rules);
+
+    /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+    B seed(long seed);
+
+    /** Told about every fault the rules inject (on an event loop: do not block). */
+    B faultListener(FaultListener listener);
+
+    /** Adds an interceptor after the built-in ones. */
+    B interceptor(FrameInterceptor interceptor);
+
+    /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+    B metrics(MeterRegistry registry);
+
+    /** Writes the event log (see {@code docs/events.md}) to {@code out}; closing the proxy closes it if asked. */
+    B events(OutputStream out, boolean closeOut);
+
+    /** Serves {@code GET /health} and {@code GET /metrics} on {@code address}; default: off. */
+    B control(InetSocketAddress address);
+}
