@@ -262,17 +262,22 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        if (current != null) {
-            current.abort();
-            current = null;
-        }
-        for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
-            ReferenceCountUtil.release(msg);
-        }
+        // The upstream first: whatever else fails here, a client that left must not leave its
+        // upstream stream open.
         if (upstream != null) {
             upstream.close();
         }
-        super.channelInactive(ctx);
+        try {
+            if (current != null) {
+                current.abort();
+                current = null;
+            }
+        } finally {
+            for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
+                ReferenceCountUtil.release(msg);
+            }
+            super.channelInactive(ctx);
+        }
     }
 
     @Override
