@@ -14,7 +14,6 @@ import java.util.SplittableRandom;
 final class ActiveRule {
 
     private final Rule rule;
-    private final int index;
     private final MessageMatch match;
     private final Fault fault;
     private final boolean windowed;
@@ -27,9 +26,8 @@ final class ActiveRule {
     private long matched;
     private long injected;
 
-    ActiveRule(Rule rule, int index, long seed, long engineStartNanos) {
+    ActiveRule(Rule rule, long seed, long engineStartNanos) {
         this.rule = rule;
-        this.index = index;
         this.match = rule.match();
         this.fault = rule.fault();
         this.activeFrom = engineStartNanos + rule.start().toNanos();
@@ -43,10 +41,6 @@ final class ActiveRule {
 
     Rule rule() {
         return rule;
-    }
-
-    int index() {
-        return index;
     }
 
     Fault fault() {
@@ -89,5 +83,10 @@ final class ActiveRule {
         }
         injected++;
         return random.split();
+    }
+
+    /** The counters now. */
+    synchronized RuleStats stats() {
+        return new RuleStats(rule.name(), true, fault.type(), matched, injected);
     }
 }

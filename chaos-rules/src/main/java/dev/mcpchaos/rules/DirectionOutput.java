@@ -28,8 +28,8 @@ final class DirectionOutput {
     }
 
     /** Takes a new message at the back of the line. */
-    MessageFlow open(InterceptorContext ctx, Frame arrived) {
-        MessageFlow flow = new MessageFlow(engine, ctx, this, session, arrived);
+    MessageFlow open(InterceptorContext ctx, Frame arrived, RuleEngine.RuleTable rules) {
+        MessageFlow flow = new MessageFlow(engine, rules, ctx, this, session, arrived);
         flows.addLast(flow);
         engine.heldMessages().incrementAndGet();
         return flow;

@@ -27,6 +27,8 @@ final class Injection implements FaultContext {
     private final RuleEngine engine;
     private final MessageFlow flow;
     private final ActiveRule rule;
+    /** Where the message's walk through the rules goes on once this fault hands it on. */
+    private final int nextRule;
     private final SplittableRandom random;
     // What the event says about the message, taken before the fault changes it.
     private final Direction direction;
@@ -38,10 +40,12 @@ final class Injection implements FaultContext {
     private boolean published;
     private boolean ended;
 
-    Injection(RuleEngine engine, MessageFlow flow, ActiveRule rule, SplittableRandom random, Frame frame) {
+    Injection(RuleEngine engine, MessageFlow flow, ActiveRule rule, int nextRule, SplittableRandom random,
+              Frame frame) {
         this.engine = engine;
         this.flow = flow;
         this.rule = rule;
+        this.nextRule = nextRule;
         this.random = random;
         // The event describes the message as it arrived, like the match does.
         this.direction = frame.direction();
@@ -66,7 +70,7 @@ final class Injection implements FaultContext {
             ended = true;
             publish();
             if (frame.refCnt() > 0) {
-                flow.run(rule.index() + 1, frame);
+                flow.run(nextRule, frame);
             } else {
                 flow.end();
             }
@@ -96,7 +100,7 @@ final class Injection implements FaultContext {
     public void proceed(Frame frame) {
         endOnce("proceed", frame);
         publish();
-        flow.run(rule.index() + 1, frame);
+        flow.run(nextRule, frame);
     }
 
     @Override
@@ -161,7 +165,7 @@ final class Injection implements FaultContext {
 
     @Override
     public <T> T sessionState(Supplier<T> initial) {
-        return flow.session().ruleState(rule.index(), initial);
+        return flow.session().ruleState(rule, initial);
     }
 
     @Override

@@ -14,6 +14,8 @@ import java.util.SplittableRandom;
 final class MessageFlow {
 
     private final RuleEngine engine;
+    /** The rules this message met first; it keeps them even when the rules change meanwhile. */
+    private final RuleEngine.RuleTable rules;
     private final InterceptorContext ctx;
     private final DirectionOutput out;
     private final RuleEngine.SessionState session;
@@ -25,9 +27,10 @@ final class MessageFlow {
     private boolean complete;
     private boolean detached;
 
-    MessageFlow(RuleEngine engine, InterceptorContext ctx, DirectionOutput out, RuleEngine.SessionState session,
-                Frame arrived) {
+    MessageFlow(RuleEngine engine, RuleEngine.RuleTable rules, InterceptorContext ctx, DirectionOutput out,
+                RuleEngine.SessionState session, Frame arrived) {
         this.engine = engine;
+        this.rules = rules;
         this.ctx = ctx;
         this.out = out;
         this.session = session;
@@ -38,15 +41,15 @@ final class MessageFlow {
 
     /** Applies the rules from index {@code from} on; when none is left, the frame leaves. */
     void run(int from, Frame frame) {
-        int i = engine.firstMatch(from, ctx.transport(), frame, envelope, method, tool);
+        int i = rules.firstMatch(from, ctx.transport(), frame, envelope, method, tool, engine.ticker());
         while (i >= 0) {
-            ActiveRule rule = engine.rule(i);
+            ActiveRule rule = rules.rule(i);
             SplittableRandom random = rule.decide();
             if (random != null) {
-                new Injection(engine, this, rule, random, frame).start(frame);
+                new Injection(engine, this, rule, i + 1, random, frame).start(frame);
                 return;
             }
-            i = engine.firstMatch(i + 1, ctx.transport(), frame, envelope, method, tool);
+            i = rules.firstMatch(i + 1, ctx.transport(), frame, envelope, method, tool, engine.ticker());
         }
         output(frame);
         end();

@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.fault.Fault;
 import dev.mcpchaos.rules.fault.InvalidParameterException;
@@ -30,6 +31,8 @@ public final class Rule {
     private final Duration start;
     private final Duration duration;
     private final Fault fault;
+    /** The rule as written in its file (or API body), or null when it was built in code. */
+    private final ObjectNode definition;
 
     private Rule(Builder b) {
         name = b.name;
@@ -41,6 +44,7 @@ public final class Rule {
         start = b.start;
         duration = b.duration;
         fault = b.fault;
+        definition = b.definition;
     }
 
     /** A builder for a rule named {@code name} (unique in its set) applying {@code fault}. */
@@ -96,6 +100,36 @@ public final class Rule {
     }
 
     /**
+     * The rule as it was written (a copy the caller may change), or null when it was built in
+     * code. What {@code GET /rules} shows, and what a change to the rule is merged into.
+     */
+    ObjectNode definition() {
+        return definition == null ? null : definition.deepCopy();
+    }
+
+    /**
+     * Whether {@code other} is the same rule: the same object, or both read from text with equal
+     * definitions. A rule that stays the same through a change of the rule set keeps its counters.
+     */
+    boolean sameAs(Rule other) {
+        return this == other || definition != null && other.definition != null && definition.equals(other.definition);
+    }
+
+    /** This rule, switched on or off; everything else (and the definition, apart from {@code enabled}) kept. */
+    Rule withEnabled(boolean on) {
+        Builder b = new Builder(name, fault).match(match).probability(probability).after(after).start(start)
+                .enabled(on);
+        b.times = times;
+        b.duration = duration;
+        if (definition != null) {
+            ObjectNode changed = definition.deepCopy();
+            changed.put("enabled", on);
+            b.definition = changed;
+        }
+        return b.build();
+    }
+
+    /**
      * Refuses this rule on {@code transport} when its fault or match cannot work there.
      *
      * @param why says where the transport comes from, such as {@code the rule's match.transport is stdio}
@@ -137,6 +171,7 @@ public final class Rule {
         private long times = Long.MAX_VALUE;
         private Duration start = Duration.ZERO;
         private Duration duration;
+        private ObjectNode definition;
 
         private Builder(String name, Fault fault) {
             this.name = Objects.requireNonNull(name, "name");
@@ -193,6 +228,12 @@ public final class Rule {
             InvalidParameterException.check(!duration.isNegative() && !duration.isZero(), "duration",
                     Text.quote(Text.duration(duration)), "a duration > 0, such as 60s");
             this.duration = duration;
+            return this;
+        }
+
+        /** The rule as written; kept by the rule file parser. */
+        Builder definition(ObjectNode definition) {
+            this.definition = definition;
             return this;
         }
 

@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Applies a {@link RuleSet} to the traffic: the {@link FrameInterceptor} the chaos rules plug
@@ -62,6 +64,12 @@ import java.util.function.Supplier;
  * A message no rule matches, while nothing is held, costs a look at its envelope per rule: no
  * parsing, no copying, no allocation. Only a fault that rewrites a message parses it.
  *
+ * <h2>Changes while running</h2>
+ * {@link #update}, {@link #replace} and the panic switch {@link #faultsEnabled(boolean, String)}
+ * swap the rules in force whole: each message meets one consistent set of rules, from the next
+ * message on, and a message a fault already holds finishes with the rules it met. Reading the
+ * rules costs a message one volatile read.
+ *
  * <h2>Events</h2>
  * Every injection is a {@link FaultEvent}, given to the listeners and logged at INFO, one line
  * each, on the logger {@code faults}.
@@ -73,12 +81,15 @@ public final class RuleEngine implements FrameInterceptor {
 
     private static final Logger faultLog = LoggerFactory.getLogger("faults");
 
-    private final RuleSet ruleSet;
     private final long seed;
-    private final ActiveRule[] rules;
+    private final TransportKind transport;
+    /** The rules in force; replaced whole by a change, read once per message. */
+    private volatile RuleTable table;
+    private final Object changes = new Object();
     private final Ticker ticker;
     private final long startNanos;
     private final List<FaultListener> listeners;
+    private final List<RulesListener> rulesListeners;
     private final HttpFaultActions http;
     private final AtomicLong eventCount = new AtomicLong();
     /** Messages held in any session's ordered output; while 0, no lookup is needed. */
@@ -91,19 +102,14 @@ public final class RuleEngine implements FrameInterceptor {
     private final Map<InterceptorContext, SessionState> sessions = Collections.synchronizedMap(new WeakHashMap<>());
 
     private RuleEngine(Builder b, long seed) {
-        this.ruleSet = b.rules;
         this.seed = seed;
+        this.transport = b.transport;
         this.ticker = b.ticker;
         this.startNanos = ticker.nanoTime();
         this.listeners = List.copyOf(b.listeners);
+        this.rulesListeners = List.copyOf(b.rulesListeners);
         this.http = b.http;
-        List<ActiveRule> active = new ArrayList<>();
-        for (Rule rule : ruleSet.rules()) {
-            if (rule.enabled()) {
-                active.add(new ActiveRule(rule, active.size(), seed ^ stableHash(rule.name()), startNanos));
-            }
-        }
-        this.rules = active.toArray(new ActiveRule[0]);
+        this.table = RuleTable.of(b.rules, null, true, this);
     }
 
     /** A builder for an engine applying {@code rules}. */
@@ -116,13 +122,112 @@ public final class RuleEngine implements FrameInterceptor {
         return seed;
     }
 
+    /** The rules in force now, enabled or not, in order. */
     public RuleSet ruleSet() {
-        return ruleSet;
+        return table.ruleSet;
+    }
+
+    /**
+     * Changes the rules, atomically: {@code change} gets the rules in force and returns the new
+     * ones, which the next message meets. Changes run one at a time, so a change computed from
+     * the current rules (add one, patch one) never loses another made at the same time.
+     * Messages already in the rules' hands (held by a latency, in a reorder window) finish with
+     * the rules they started with. A rule that is the same before and after (same name, same
+     * definition) keeps its counters ({@code after}, {@code times}) and its random draws; a new
+     * or changed one starts afresh. The seed stays the run's: a seed in the new rules is ignored.
+     *
+     * @param cause what made the change, for the log and the listeners, such as {@code PUT /rules}
+     * @return the rules now in force
+     * @throws RuleFileException when a new rule cannot work on this engine's transport (the
+     *         rules in force stay); anything {@code change} throws is passed on, nothing changed
+     */
+    public RuleSet update(String cause, UnaryOperator<RuleSet> change) {
+        Objects.requireNonNull(cause, "cause");
+        Objects.requireNonNull(change, "change");
+        RuleTable now;
+        synchronized (changes) {
+            RuleTable old = table;
+            RuleSet next = Objects.requireNonNull(change.apply(old.ruleSet), "the changed rules");
+            if (transport != null) {
+                next.checkTransport(transport);
+            }
+            now = RuleTable.of(next, old, old.faultsEnabled, this);
+            table = now;
+            tellRulesListeners(cause, now);
+        }
+        faultLog.info("rules changed ({}): {} of {} enabled{}", cause, now.all.length, now.ruleSet.rules().size(),
+                now.faultsEnabled ? "" : "; faults are off");
+        return now.ruleSet;
+    }
+
+    /** Replaces every rule; see {@link #update}. */
+    public RuleSet replace(RuleSet rules, String cause) {
+        Objects.requireNonNull(rules, "rules");
+        return update(cause, old -> rules);
+    }
+
+    /**
+     * The panic switch: with {@code false}, no rule picks any message from the next one on (the
+     * rules stay, and so do their counters); {@code true} turns them back on. Messages a fault
+     * already holds still complete.
+     *
+     * @return whether this changed anything
+     */
+    public boolean faultsEnabled(boolean enabled, String cause) {
+        Objects.requireNonNull(cause, "cause");
+        synchronized (changes) {
+            RuleTable old = table;
+            if (old.faultsEnabled == enabled) {
+                return false;
+            }
+            table = RuleTable.of(old.ruleSet, old, enabled, this);
+            tellRulesListeners(cause, table);
+        }
+        faultLog.info("faults turned {} ({})", enabled ? "on" : "off", cause);
+        return true;
+    }
+
+    /** Whether faults are on (see {@link #faultsEnabled(boolean, String)}). */
+    public boolean faultsEnabled() {
+        return table.faultsEnabled;
+    }
+
+    /** Each rule in force, in order, with how often it matched and injected since it was last changed. */
+    public List<RuleStats> stats() {
+        RuleTable t = table;
+        List<RuleStats> stats = new ArrayList<>(t.ruleSet.rules().size());
+        int next = 0;
+        for (Rule rule : t.ruleSet.rules()) {
+            if (rule.enabled()) {
+                ActiveRule active = t.all[next++];
+                stats.add(active.stats());
+            } else {
+                stats.add(new RuleStats(rule.name(), false, rule.fault().type(), 0, 0));
+            }
+        }
+        return stats;
+    }
+
+    /** How long ago the engine was built, on its ticker. */
+    public Duration uptime() {
+        return Duration.ofNanos(ticker.nanoTime() - startNanos);
+    }
+
+    private void tellRulesListeners(String cause, RuleTable now) {
+        for (RulesListener listener : rulesListeners) {
+            try {
+                listener.rulesChanged(cause, now.ruleSet, now.faultsEnabled);
+            } catch (RuntimeException e) {
+                faultLog.warn("rules listener {} failed", listener, e);
+            }
+        }
     }
 
     @Override
     public void onFrame(InterceptorContext ctx, Frame frame) {
-        int first = firstMatch(0, ctx.transport(), frame, frame.envelope(), frame.method(), frame.toolName());
+        RuleTable rules = table;
+        int first = rules.firstMatch(0, ctx.transport(), frame, frame.envelope(), frame.method(), frame.toolName(),
+                ticker);
         if (first < 0 && heldMessages.get() == 0) {
             ctx.forward(frame); // the common case: nothing to do, nothing waiting
             return;
@@ -132,29 +237,11 @@ public final class RuleEngine implements FrameInterceptor {
             ctx.forward(frame);
             return;
         }
-        out.open(ctx, frame).run(first < 0 ? rules.length : first, frame);
+        out.open(ctx, frame, rules).run(first < 0 ? rules.active.length : first, frame);
     }
 
-    /**
-     * The index of the first rule from {@code from} that picks this frame now, or -1; the match
-     * is on the message as it arrived (see {@link ActiveRule#picks}).
-     */
-    int firstMatch(int from, TransportKind transport, Frame frame, Envelope envelope,
-                   String method, String tool) {
-        for (int i = from; i < rules.length; i++) {
-            if (rules[i].picks(frame, envelope, method, tool, transport, ticker)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    ActiveRule rule(int index) {
-        return rules[index];
-    }
-
-    int ruleCount() {
-        return rules.length;
+    Ticker ticker() {
+        return ticker;
     }
 
     HttpFaultActions http() {
@@ -164,7 +251,7 @@ public final class RuleEngine implements FrameInterceptor {
     private SessionState session(InterceptorContext ctx) {
         SessionState state = sessions.get(ctx);
         if (state == null) {
-            state = sessions.computeIfAbsent(ctx, c -> new SessionState(this, rules.length));
+            state = sessions.computeIfAbsent(ctx, c -> new SessionState(this));
         }
         return state;
     }
@@ -214,7 +301,8 @@ public final class RuleEngine implements FrameInterceptor {
 
     @Override
     public String toString() {
-        return "RuleEngine(" + ruleSet.source() + ", " + rules.length + " active rules, seed " + seed + ')';
+        RuleTable t = table;
+        return "RuleEngine(" + t.ruleSet.source() + ", " + t.active.length + " active rules, seed " + seed + ')';
     }
 
     /** Configures a {@link RuleEngine}. */
@@ -224,6 +312,7 @@ public final class RuleEngine implements FrameInterceptor {
         private TransportKind transport;
         private Ticker ticker = Ticker.systemTicker();
         private final List<FaultListener> listeners = new ArrayList<>();
+        private final List<RulesListener> rulesListeners = new ArrayList<>();
         private HttpFaultActions http = ConnectionHttpActions.INSTANCE;
 
         private Builder(RuleSet rules) {
@@ -261,6 +350,12 @@ public final class RuleEngine implements FrameInterceptor {
             return this;
         }
 
+        /** Adds a listener told about every change of the rules and of the panic switch. */
+        public Builder rulesListener(RulesListener listener) {
+            rulesListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /** What HTTP-only faults may do to the exchange; given by the HTTP transport. */
         public Builder httpActions(HttpFaultActions http) {
             this.http = Objects.requireNonNull(http, "http");
@@ -291,9 +386,71 @@ public final class RuleEngine implements FrameInterceptor {
                 origin = "generated; give it as the seed to repeat this run";
             }
             RuleEngine engine = new RuleEngine(this, chosen);
-            faultLog.info("chaos rules from {}: {} of {} enabled; seed {} ({})", rules.source(), engine.rules.length,
+            faultLog.info("chaos rules from {}: {} of {} enabled; seed {} ({})", rules.source(), engine.table.all.length,
                     rules.rules().size(), chosen, origin);
             return engine;
+        }
+    }
+
+    /**
+     * The rules in force at one moment: every rule, the enabled ones as {@link ActiveRule}s (whose
+     * positions here are the indexes a message's flow walks), and the panic switch. Immutable; a
+     * message keeps the table it met first until it leaves.
+     */
+    static final class RuleTable {
+        final RuleSet ruleSet;
+        /** One per enabled rule, in order. */
+        final ActiveRule[] all;
+        /** The rules that may pick a message: {@link #all}, or none while faults are off. */
+        final ActiveRule[] active;
+        final boolean faultsEnabled;
+
+        private RuleTable(RuleSet ruleSet, ActiveRule[] all, boolean faultsEnabled) {
+            this.ruleSet = ruleSet;
+            this.all = all;
+            this.active = faultsEnabled ? all : new ActiveRule[0];
+            this.faultsEnabled = faultsEnabled;
+        }
+
+        /** A table for {@code rules}, keeping the active rules of {@code old} that did not change. */
+        static RuleTable of(RuleSet rules, RuleTable old, boolean faultsEnabled, RuleEngine engine) {
+            List<ActiveRule> active = new ArrayList<>();
+            for (Rule rule : rules.rules()) {
+                if (rule.enabled()) {
+                    ActiveRule kept = old == null ? null : old.find(rule);
+                    active.add(kept != null ? kept
+                            : new ActiveRule(rule, engine.seed ^ stableHash(rule.name()), engine.startNanos));
+                }
+            }
+            return new RuleTable(rules, active.toArray(new ActiveRule[0]), faultsEnabled);
+        }
+
+        private ActiveRule find(Rule rule) {
+            for (ActiveRule candidate : all) {
+                if (candidate.rule().sameAs(rule)) {
+                    return candidate;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * The index of the first rule from {@code from} that picks this frame now, or -1; the
+         * match is on the message as it arrived (see {@link ActiveRule#picks}).
+         */
+        int firstMatch(int from, TransportKind transport, Frame frame, Envelope envelope, String method, String tool,
+                       Ticker ticker) {
+            ActiveRule[] rules = active;
+            for (int i = from; i < rules.length; i++) {
+                if (rules[i].picks(frame, envelope, method, tool, transport, ticker)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        ActiveRule rule(int index) {
+            return active[index];
         }
     }
 
@@ -301,12 +458,12 @@ public final class RuleEngine implements FrameInterceptor {
     static final class SessionState {
         private final DirectionOutput toServer;
         private final DirectionOutput toClient;
-        private final Object[] ruleStates;
+        /** Per rule, by identity: a rule that survives a change of the rules keeps its state. */
+        private Map<ActiveRule, Object> ruleStates;
 
-        SessionState(RuleEngine engine, int rules) {
+        SessionState(RuleEngine engine) {
             toServer = new DirectionOutput(engine, this);
             toClient = new DirectionOutput(engine, this);
-            ruleStates = new Object[rules];
         }
 
         DirectionOutput output(Direction direction) {
@@ -314,11 +471,14 @@ public final class RuleEngine implements FrameInterceptor {
         }
 
         @SuppressWarnings("unchecked")
-        <T> T ruleState(int rule, Supplier<T> initial) {
-            Object state = ruleStates[rule];
+        <T> T ruleState(ActiveRule rule, Supplier<T> initial) {
+            if (ruleStates == null) {
+                ruleStates = new IdentityHashMap<>();
+            }
+            Object state = ruleStates.get(rule);
             if (state == null) {
                 state = Objects.requireNonNull(initial.get(), "initial state");
-                ruleStates[rule] = state;
+                ruleStates.put(rule, state);
             }
             return (T) state;
         }

@@ -92,13 +92,80 @@ final class RuleFileParser {
         List<Rule> rules = new ArrayList<>();
         Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < rulesNode.size(); i++) {
-            rules.add(parseRule(rulesNode.get(i), i, names));
+            rules.add(parseRule(rulesNode.get(i), "rules[" + i + "]", i, names));
         }
         return new RuleSet(source, seed, rules);
     }
 
-    private Rule parseRule(JsonNode node, int index, Map<String, Integer> names) {
-        String label = "rules[" + index + "]";
+    /** Reads text holding one rule (a mapping with name, match, fault, ...), as in a rule file's list. */
+    Rule parseOne(String text) {
+        JsonNode node = readTree(text, "a mapping with name, match and fault");
+        return parseRule(node, "the rule", 0, new HashMap<>());
+    }
+
+    /**
+     * Changes {@code rule} by a JSON merge patch (RFC 7386) of its definition: the keys given
+     * replace the rule's, a {@code null} removes one (back to its default), and {@code match} and
+     * {@code fault} are merged key by key. The result is checked as a new rule would be. A rule
+     * built in code has no definition: only {@code enabled} can change it.
+     */
+    Rule patch(Rule rule, String text) {
+        String label = "rule '" + rule.name() + "'";
+        JsonNode patch = readTree(text, "a mapping of the rule's keys to change, such as {enabled: false}");
+        try {
+            requireKnownKeys(patch, RULE_KEYS, "");
+            if (patch.has("name") && !rule.name().equals(patch.get("name").asText(null))) {
+                throw new InvalidParameterException("name", Text.given(patch.get("name")),
+                        "the rule's own name or none; to rename, add a new rule and remove this one");
+            }
+        } catch (InvalidParameterException e) {
+            throw new RuleFileException(source, label, e.getMessage());
+        }
+        ObjectNode definition = rule.definition();
+        if (definition == null) {
+            JsonNode enabled = patch.get("enabled");
+            if (patch.size() == 1 && enabled != null && enabled.isBoolean()) {
+                return rule.withEnabled(enabled.booleanValue());
+            }
+            throw new RuleFileException(source, label, Text.given(patch) + " (expected: only {enabled: true|false}: "
+                    + "the rule was built in code, so the rest of it cannot be changed by name; replace it)");
+        }
+        mergePatch(definition, (ObjectNode) patch);
+        return parseRule(definition, label, 0, new HashMap<>());
+    }
+
+    private static void mergePatch(ObjectNode target, ObjectNode patch) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            JsonNode value = field.getValue();
+            JsonNode current = target.get(field.getKey());
+            if (value.isNull()) {
+                target.remove(field.getKey());
+            } else if (value.isObject() && current != null && current.isObject()) {
+                mergePatch((ObjectNode) current, (ObjectNode) value);
+            } else {
+                target.set(field.getKey(), value);
+            }
+        }
+    }
+
+    private JsonNode readTree(String text, String expected) {
+        JsonNode root;
+        try {
+            root = (json ? JSON : YAML).readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new RuleFileException(source, null, syntaxProblem(e));
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new RuleFileException(source, null, "nothing given (expected: " + expected + ")");
+        }
+        if (!root.isObject()) {
+            throw new RuleFileException(source, null, Text.given(root) + " (expected: " + expected + ")");
+        }
+        return root;
+    }
+
+    private Rule parseRule(JsonNode node, String label, int index, Map<String, Integer> names) {
         if (!node.isObject()) {
             throw new RuleFileException(source, label, Text.given(node) + " (expected: a mapping with name, match and "
                     + "fault)");
@@ -118,7 +185,7 @@ final class RuleFileParser {
         try {
             requireKnownKeys(node, RULE_KEYS, "");
             Fault fault = parseFault(node.get("fault"));
-            Rule.Builder rule = Rule.builder(name, fault);
+            Rule.Builder rule = Rule.builder(name, fault).definition(((ObjectNode) node).deepCopy());
             JsonNode enabled = node.get("enabled");
             if (enabled != null && !enabled.isNull()) {
                 if (!enabled.isBoolean()) {

@@ -1,15 +1,20 @@
 package dev.mcpchaos.rules;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.transport.TransportKind;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -80,8 +85,93 @@ public final class RuleSet {
     public static RuleSet parse(String text, String source) {
         Objects.requireNonNull(text, "text");
         Objects.requireNonNull(source, "source");
-        boolean json = source.toLowerCase(Locale.ROOT).endsWith(".json");
-        return new RuleFileParser(source, json).parse(text);
+        return new RuleFileParser(source, isJson(source)).parse(text);
+    }
+
+    /**
+     * Checks one rule given as text: a mapping with name, match, fault and the other keys of a
+     * rule in a rule file's list.
+     *
+     * @param source the name to use in messages; ending in {@code .json} means JSON, else YAML
+     * @throws RuleFileException when the text is not a valid rule
+     */
+    public static Rule parseRule(String text, String source) {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(source, "source");
+        return new RuleFileParser(source, isJson(source)).parseOne(text);
+    }
+
+    /** The rule named {@code name}, if there is one. */
+    public Optional<Rule> rule(String name) {
+        Objects.requireNonNull(name, "name");
+        return rules.stream().filter(r -> r.name().equals(name)).findFirst();
+    }
+
+    /**
+     * These rules and {@code rule} after them, from {@code source}.
+     *
+     * @throws RuleFileException when a rule already has its name
+     */
+    public RuleSet with(Rule rule, String source) {
+        Objects.requireNonNull(rule, "rule");
+        List<Rule> changed = new ArrayList<>(rules);
+        changed.add(rule);
+        return new RuleSet(source, seed, changed);
+    }
+
+    /**
+     * These rules without the one named {@code name}, from {@code source}.
+     *
+     * @throws NoSuchElementException when no rule has that name
+     */
+    public RuleSet without(String name, String source) {
+        Rule gone = rule(name).orElseThrow(() -> unknown(name));
+        List<Rule> changed = new ArrayList<>(rules);
+        changed.remove(gone);
+        return new RuleSet(source, seed, changed);
+    }
+
+    /**
+     * These rules with the one named {@code name} changed by {@code patch}: a mapping (YAML or
+     * JSON) of the keys to change, merged into the rule as written (RFC 7386: {@code null}
+     * removes a key, {@code match} and {@code fault} merge key by key), then checked as a new
+     * rule. The rule keeps its place. A rule built in code can only be switched on or off.
+     *
+     * @param source names the change in messages; ending in {@code .json} means JSON, else YAML
+     * @throws NoSuchElementException when no rule has that name
+     * @throws RuleFileException when the patch or the changed rule is not valid
+     */
+    public RuleSet patch(String name, String patch, String source) {
+        Objects.requireNonNull(patch, "patch");
+        Rule old = rule(name).orElseThrow(() -> unknown(name));
+        Rule changed = new RuleFileParser(source, isJson(source)).patch(old, patch);
+        List<Rule> all = new ArrayList<>(rules);
+        all.set(all.indexOf(old), changed);
+        return new RuleSet(source, seed, all);
+    }
+
+    /** These rules, now said to come from {@code source}. */
+    public RuleSet from(String source) {
+        return new RuleSet(source, seed, rules);
+    }
+
+    /**
+     * The rules as JSON, in the rule file's format ({@code {"rules": [...]}}, without the seed),
+     * each as it was written; a rule built in code shows its settings and its fault's type only.
+     */
+    public String toJson() {
+        ObjectNode root = RuleJson.MAPPER.createObjectNode();
+        ArrayNode list = root.putArray("rules");
+        rules.forEach(rule -> list.add(RuleJson.of(rule)));
+        return root.toString();
+    }
+
+    private static NoSuchElementException unknown(String name) {
+        return new NoSuchElementException("rule '" + name + "': no rule has this name");
+    }
+
+    private static boolean isJson(String source) {
+        return source.toLowerCase(Locale.ROOT).endsWith(".json");
     }
 
     /** The file the rules came from, as named by the user. */
