@@ -176,4 +176,18 @@ class RuleChangesTest {
         assertThat(rules.toJson()).contains("\"name\":\"coded\"", "\"fault\":{\"type\":\"drop\"}",
                 "\"built_in_code\":true");
     }
+
+    @Test
+    void aRuleAddedToAnEngineWithoutRulesApplies() {
+        try (ChainHarness h = new ChainHarness(RuleSet.of("no rules", List.of()), 1)) {
+            h.fromClient(Msg.call(1, "search"));
+            h.engine.update("POST /rules", rules -> rules.with(RuleSet.parseRule(
+                    "name: drop-search\nmatch: {direction: client_to_server, tool: search}\nfault: {type: drop}\n",
+                    "POST /rules"), "POST /rules"));
+            h.fromClient(Msg.call(2, "search"));
+
+            assertThat(h.toServer()).containsExactly(Msg.call(1, "search"));
+            assertThat(h.engine.stats()).extracting(RuleStats::injected).containsExactly(1L);
+        }
+    }
 }

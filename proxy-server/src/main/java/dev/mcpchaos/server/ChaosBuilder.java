@@ -20,8 +20,15 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
     /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
     B logTraffic(int maxChars);
 
-    /** Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}). */
+    /**
+     * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}), loaded now. While
+     * the proxy runs the file is watched (unless {@link #watchRules watchRules(false)}): a valid
+     * edit replaces the rules at once; an invalid one is logged and the rules in force stay.
+     */
     B rules(Path file);
+
+    /** Whether to reload the {@link #rules(Path) rule file} when it changes; default true. */
+    B watchRules(boolean watch);
 
     /** Applies these chaos rules. */
     B rules(RuleSet rules);
@@ -41,6 +48,13 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
     /** Writes the event log (see {@code docs/events.md}) to {@code out}; closing the proxy closes it if asked. */
     B events(OutputStream out, boolean closeOut);
 
-    /** Serves {@code GET /health} and {@code GET /metrics} on {@code address}; default: off. */
+    /**
+     * Serves the control API (see {@code docs/control-api.md}: health, status, metrics, the rules,
+     * the panic switch, recent events) on {@code address}; default: off. Beyond loopback it needs
+     * a {@link #controlToken token}.
+     */
     B control(InetSocketAddress address);
+
+    /** The bearer token the control API asks of every request (but {@code GET /health}); default: none. */
+    B controlToken(String token);
 }

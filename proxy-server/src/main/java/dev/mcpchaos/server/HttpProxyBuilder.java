@@ -4,10 +4,9 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
-import dev.mcpchaos.server.control.ControlServer;
-import dev.mcpchaos.server.events.EventLog;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
@@ -101,7 +100,8 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
      */
     @Override
     public HttpProxyBuilder rules(Path file) {
-        return rules(RuleSet.load(file));
+        interceptors.rules(file);
+        return this;
     }
 
     /** Applies these chaos rules. */
@@ -147,7 +147,7 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
      */
     @Override
     public HttpProxyBuilder events(OutputStream out, boolean closeOut) {
-        interceptors.events(new EventLog(out, closeOut));
+        interceptors.events(out, closeOut);
         return this;
     }
 
@@ -162,6 +162,20 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
         return this;
     }
 
+    /** {@inheritDoc} */
+    @Override
+    public HttpProxyBuilder watchRules(boolean watch) {
+        interceptors.watchRules(watch);
+        return this;
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public HttpProxyBuilder controlToken(String token) {
+        interceptors.controlToken(token);
+        return this;
+    }
+
     /**
      * Binds the control endpoint (if any) and the proxy, and starts relaying.
      *
@@ -172,14 +186,15 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
     public RunningHttp start() throws IOException {
         interceptors.build(TransportKind.HTTP).forEach(delegate::interceptor);
         delegate.observer(interceptors.observer(TransportKind.HTTP));
-        ControlServer control = interceptors.startControl();
+        interceptors.startServices(TransportKind.HTTP);
         HttpProxy proxy;
         try {
             proxy = delegate.start();
         } catch (IOException | RuntimeException e) {
-            interceptors.close(control);
+            interceptors.close();
             throw e;
         }
+        RuleEngine engine = interceptors.engine();
         return new RunningHttp() {
             @Override
             public InetSocketAddress address() {
@@ -192,8 +207,13 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
             }
 
             @Override
+            public RuleEngine rules() {
+                return engine;
+            }
+
+            @Override
             public InetSocketAddress controlAddress() {
-                return control != null ? control.address() : null;
+                return interceptors.controlAddress();
             }
 
             @Override
@@ -201,7 +221,7 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
                 try {
                     proxy.close();
                 } finally {
-                    interceptors.close(control);
+                    interceptors.close();
                 }
             }
         };
@@ -214,6 +234,12 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
 
         /** MCP sessions it knows. */
         int sessionCount();
+
+        /**
+         * The rules in force, to read or change while running ({@link RuleEngine#update},
+         * {@link RuleEngine#faultsEnabled(boolean, String)}); empty when none were given.
+         */
+        RuleEngine rules();
 
         /** Where the control endpoint listens, or null when there is none. */
         default InetSocketAddress controlAddress() {

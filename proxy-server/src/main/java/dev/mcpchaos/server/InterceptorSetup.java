@@ -8,7 +8,9 @@ import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.control.RuleFileWatcher;
 import dev.mcpchaos.server.events.EventLog;
+import dev.mcpchaos.server.events.EventRing;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import dev.mcpchaos.server.traffic.TrafficLog;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,15 +18,21 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * What both proxy builders put in front of the transport: the metrics, the traffic log, the rule
- * engine and the user's own interceptors, in that order (the metrics and the log then show
- * messages as they arrived); and the transport observer and control endpoint that go with them.
+ * What both proxy builders put in front of the transport: the metrics, the event log, the traffic
+ * log, the rule engine and the user's own interceptors, in that order (the metrics and the logs
+ * then show messages as they arrived); and what goes with them: the transport observer, the
+ * control endpoint and the watcher of the rule file.
+ *
+ * <p>There is always a rule engine, with no rules when none were given, so that rules can be
+ * added while running (the control API, {@link #engine()}).
  */
 final class InterceptorSetup {
 
@@ -32,12 +40,20 @@ final class InterceptorSetup {
     private final List<FaultListener> faultListeners = new ArrayList<>();
     private int trafficChars = -1;
     private RuleSet rules;
+    private Path rulesFile;
+    private boolean watchRules = true;
     private Long seed;
     private MeterRegistry registry;
     private InetSocketAddress control;
+    private String controlToken;
+    private OutputStream eventsOut;
+    private boolean closeEventsOut;
     private ProxyMetrics metrics;
     private EventLog events;
+    private RuleEngine engine;
     private AutoCloseable ownedBinders;
+    private ControlServer controlServer;
+    private RuleFileWatcher watcher;
 
     void logTraffic(int maxChars) {
         this.trafficChars = maxChars;
@@ -49,6 +65,17 @@ final class InterceptorSetup {
 
     void rules(RuleSet rules) {
         this.rules = Objects.requireNonNull(rules, "rules");
+        this.rulesFile = null;
+    }
+
+    /** Rules from a file: loaded now, and watched once started if {@link #watchRules} says so. */
+    void rules(Path file) {
+        this.rules = RuleSet.load(file);
+        this.rulesFile = file;
+    }
+
+    void watchRules(boolean watch) {
+        this.watchRules = watch;
     }
 
     void seed(long seed) {
@@ -63,44 +90,60 @@ final class InterceptorSetup {
         this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    void events(EventLog log) {
-        this.events = Objects.requireNonNull(log, "log");
+    void events(OutputStream out, boolean closeOut) {
+        this.eventsOut = Objects.requireNonNull(out, "out");
+        this.closeEventsOut = closeOut;
     }
 
     void control(InetSocketAddress address) {
         this.control = Objects.requireNonNull(address, "address");
     }
 
+    void controlToken(String token) {
+        Objects.requireNonNull(token, "token");
+        if (token.isBlank()) {
+            throw new IllegalArgumentException("control token: '' (expected: a secret that is not empty)");
+        }
+        this.controlToken = token;
+    }
+
     /**
      * The interceptors, in order, for a proxy on {@code transport}.
      *
      * @throws RuleFileException when a rule cannot work on that transport
+     * @throws IllegalArgumentException when the control endpoint would listen beyond loopback
+     *                                  without a token
      */
     List<FrameInterceptor> build(TransportKind transport) {
-        if (control != null && registry == null) {
-            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            ownedBinders = ProxyMetrics.bindJvmAndNetty(registry);
-        }
-        if (control != null && !(registry instanceof PrometheusMeterRegistry)) {
-            throw new IllegalStateException("metrics: " + registry.getClass().getSimpleName()
-                    + " (expected: a PrometheusMeterRegistry, to serve /metrics on the control endpoint)");
+        if (control != null) {
+            ControlServer.requireTokenBeyondLoopback(control, controlToken);
+            if (registry == null) {
+                registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+                ownedBinders = ProxyMetrics.bindJvmAndNetty(registry);
+            }
+            if (!(registry instanceof PrometheusMeterRegistry)) {
+                throw new IllegalStateException("metrics: " + registry.getClass().getSimpleName()
+                        + " (expected: a PrometheusMeterRegistry, to serve /metrics on the control endpoint)");
+            }
         }
         metrics = registry != null ? new ProxyMetrics(registry) : null;
-        RuleEngine engine = null;
-        if (rules != null) {
-            RuleEngine.Builder chaos = RuleEngine.builder(rules).transport(transport);
-            if (seed != null) {
-                chaos.seed(seed);
-            }
-            if (metrics != null) {
-                chaos.listener(metrics.faultListener());
-            }
-            if (events != null) {
-                chaos.listener(events);
-            }
-            faultListeners.forEach(chaos::listener);
-            engine = chaos.build(); // logs the seed it uses
+        if (eventsOut != null || control != null) {
+            events = new EventLog(eventsOut, closeEventsOut, control != null ? new EventRing(EventRing.DEFAULT_CAPACITY)
+                    : null);
         }
+        RuleEngine.Builder chaos = RuleEngine.builder(rules != null ? rules : RuleSet.of("no rules", List.of()))
+                .transport(transport);
+        if (seed != null) {
+            chaos.seed(seed);
+        }
+        if (metrics != null) {
+            chaos.listener(metrics.faultListener());
+        }
+        if (events != null) {
+            chaos.listener(events).rulesListener(events);
+        }
+        faultListeners.forEach(chaos::listener);
+        engine = chaos.build(); // logs the seed it uses
         List<FrameInterceptor> all = new ArrayList<>();
         if (metrics != null) {
             all.add(metrics.interceptor());
@@ -111,11 +154,14 @@ final class InterceptorSetup {
         if (trafficChars >= 0) {
             all.add(new TrafficLog(trafficChars));
         }
-        if (engine != null) {
-            all.add(engine);
-        }
+        all.add(engine);
         all.addAll(extra);
         return all;
+    }
+
+    /** The rule engine; after {@link #build}. */
+    RuleEngine engine() {
+        return engine;
     }
 
     /** What the transport reports sessions, limit breaches and upstream failures to; after {@link #build}. */
@@ -125,22 +171,45 @@ final class InterceptorSetup {
     }
 
     /**
-     * Starts the control endpoint when one was asked for; after {@link #build}.
+     * Starts the control endpoint when one was asked for, and the watcher of the rule file; after
+     * {@link #build}. On failure, what was started is stopped again.
      *
-     * @return the running endpoint, or null
-     * @throws IOException when its address cannot be bound
+     * @throws IOException when the control address cannot be bound, or the file cannot be watched
      */
-    ControlServer startControl() throws IOException {
-        return control != null ? ControlServer.start(control, (PrometheusMeterRegistry) registry) : null;
+    void startServices(TransportKind transport) throws IOException {
+        try {
+            if (control != null) {
+                controlServer = ControlServer.builder(control, (PrometheusMeterRegistry) registry, engine, transport)
+                        .events(events.ring())
+                        .token(controlToken)
+                        .start();
+            }
+            if (rulesFile != null && watchRules) {
+                watcher = RuleFileWatcher.start(rulesFile, engine, events);
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
     }
 
-    /** Closes the control endpoint (may be null), the event log and the meter binders made here. */
-    void close(ControlServer server) {
+    /** Where the control endpoint listens, or null. */
+    InetSocketAddress controlAddress() {
+        return controlServer != null ? controlServer.address() : null;
+    }
+
+    /** Stops the watcher and the control endpoint, closes the event log and the meter binders made here. */
+    void close() {
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
+        }
         if (events != null) {
             events.close();
         }
-        if (server != null) {
-            server.close();
+        if (controlServer != null) {
+            controlServer.close();
+            controlServer = null;
         }
         if (ownedBinders != null) {
             try {

@@ -5,10 +5,9 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
-import dev.mcpchaos.server.control.ControlServer;
-import dev.mcpchaos.server.events.EventLog;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
@@ -59,6 +58,12 @@ public final class McpChaosProxy {
 
         /** Passes {@code TERM} or {@code INT} on to the server. */
         void signal(String name);
+
+        /**
+         * The rules in force, to read or change while running ({@link RuleEngine#update},
+         * {@link RuleEngine#faultsEnabled(boolean, String)}); empty when none were given.
+         */
+        RuleEngine rules();
 
         /** Where the control endpoint listens, or null when there is none. */
         default InetSocketAddress controlAddress() {
@@ -154,7 +159,8 @@ public final class McpChaosProxy {
          */
         @Override
         public StdioBuilder rules(Path file) {
-            return rules(RuleSet.load(file));
+            interceptors.rules(file);
+            return this;
         }
 
         /** Applies these chaos rules. */
@@ -193,7 +199,7 @@ public final class McpChaosProxy {
          */
         @Override
         public StdioBuilder events(OutputStream out, boolean closeOut) {
-            interceptors.events(new EventLog(out, closeOut));
+            interceptors.events(out, closeOut);
             return this;
         }
 
@@ -209,6 +215,20 @@ public final class McpChaosProxy {
             return this;
         }
 
+        /** {@inheritDoc} */
+        @Override
+        public StdioBuilder watchRules(boolean watch) {
+            interceptors.watchRules(watch);
+            return this;
+        }
+
+        /** {@inheritDoc} */
+        @Override
+        public StdioBuilder controlToken(String token) {
+            interceptors.controlToken(token);
+            return this;
+        }
+
         /**
          * Starts the control endpoint (if any), the server and the relay.
          *
@@ -220,9 +240,8 @@ public final class McpChaosProxy {
         public Running start() throws ServerStartException {
             interceptors.build(TransportKind.STDIO).forEach(delegate::interceptor);
             delegate.observer(interceptors.observer(TransportKind.STDIO));
-            ControlServer control;
             try {
-                control = interceptors.startControl();
+                interceptors.startServices(TransportKind.STDIO);
             } catch (IOException e) {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
@@ -230,9 +249,10 @@ public final class McpChaosProxy {
             try {
                 proxy = delegate.start();
             } catch (ServerStartException | RuntimeException e) {
-                interceptors.close(control);
+                interceptors.close();
                 throw e;
             }
+            RuleEngine engine = interceptors.engine();
             return new Running() {
                 @Override
                 public CompletableFuture<Integer> exitCode() {
@@ -245,8 +265,13 @@ public final class McpChaosProxy {
                 }
 
                 @Override
+                public RuleEngine rules() {
+                    return engine;
+                }
+
+                @Override
                 public InetSocketAddress controlAddress() {
-                    return control != null ? control.address() : null;
+                    return interceptors.controlAddress();
                 }
 
                 @Override
@@ -254,7 +279,7 @@ public final class McpChaosProxy {
                     try {
                         proxy.close();
                     } finally {
-                        interceptors.close(control);
+                        interceptors.close();
                     }
                 }
             };

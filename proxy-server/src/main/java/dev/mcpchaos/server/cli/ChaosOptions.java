@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.server.ChaosBuilder;
+import dev.mcpchaos.server.control.ControlServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -9,6 +10,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -30,10 +32,27 @@ final class ChaosOptions {
                     + "The seed used is logged at start, so a run can be repeated.")
     Long seed;
 
-    @Option(names = "--control", paramLabel = "HOST:PORT",
-            description = "Serve GET /health and GET /metrics (Prometheus text; see docs/metrics.md) here, such as "
-                    + "127.0.0.1:9090. Nothing is authenticated: keep it on loopback. Default: off.")
+    /** The environment variable the control token may come from (safer than the command line, which ps shows). */
+    static final String TOKEN_VARIABLE = "MCP_CHAOS_CONTROL_TOKEN";
+
+    @Option(names = "--control", paramLabel = "HOST:PORT|off",
+            description = "Serve the control API here (status, rules, panic switch, events, Prometheus metrics; see "
+                    + "docs/control-api.md), such as 127.0.0.1:9090, or 'off'. Beyond loopback a token is required. "
+                    + "Default: 127.0.0.1:9090 for http, off for stdio.")
     String control;
+
+    @Option(names = "--control-token", paramLabel = "TOKEN",
+            description = "The bearer token every control request (but GET /health) must carry. Default: the "
+                    + TOKEN_VARIABLE + " environment variable; none on loopback.")
+    String controlToken;
+
+    @Option(names = "--no-watch",
+            description = "Do not reload the --rules file when it changes (by default a valid edit applies at once, "
+                    + "and an invalid one is logged and ignored).")
+    boolean noWatch;
+
+    /** The control address when --control is not given: none for stdio, 127.0.0.1:9090 for http. */
+    private String defaultControl;
 
     @Option(names = "--events", paramLabel = "FILE",
             description = "Write the event log here: one JSON line per injected fault, session start and end, parse "
@@ -47,6 +66,7 @@ final class ChaosOptions {
      * @throws CommandLine.ParameterException naming the option, for a value that cannot be used
      */
     void applyTo(ChaosBuilder<?> builder, CommandLine commandLine) {
+        builder.watchRules(!noWatch);
         if (logTraffic != null) {
             builder.logTraffic(logTraffic);
         }
@@ -62,13 +82,26 @@ final class ChaosOptions {
             throw new CommandLine.ParameterException(commandLine, "--events: " + events + " cannot be opened: "
                     + e.getMessage());
         }
-        if (control != null) {
+        String address = control != null ? control : defaultControl;
+        if (address != null && !address.equalsIgnoreCase("off")) {
+            String token = controlToken != null ? controlToken : System.getenv(TOKEN_VARIABLE);
             try {
-                builder.control(HttpCommand.parseAddress("--control", control));
+                InetSocketAddress at = HttpCommand.parseAddress("--control", address);
+                ControlServer.requireTokenBeyondLoopback(at, token);
+                builder.control(at);
+                if (token != null) {
+                    builder.controlToken(token);
+                }
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(commandLine, e.getMessage());
             }
         }
+    }
+
+    /** Serves the control API on {@code address} unless --control says otherwise. */
+    ChaosOptions controlByDefault(String address) {
+        this.defaultControl = address;
+        return this;
     }
 
     /** Opens the event log's destination; null when there is none. */

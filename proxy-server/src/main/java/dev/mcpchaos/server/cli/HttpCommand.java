@@ -66,7 +66,10 @@ final class HttpCommand implements Callable<Integer> {
 
 
     @CommandLine.Mixin
-    ChaosOptions chaos = new ChaosOptions();
+    ChaosOptions chaos = new ChaosOptions().controlByDefault(DEFAULT_CONTROL);
+
+    /** Where the control API listens unless --control says otherwise. */
+    static final String DEFAULT_CONTROL = "127.0.0.1:9090";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -102,7 +105,9 @@ final class HttpCommand implements Callable<Integer> {
             System.err.println("mcp-chaos: " + e.getMessage());
             return StdioCommand.RULES_REFUSED;
         } catch (IOException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
+            System.err.println("mcp-chaos: " + e.getMessage()
+                    + (e.getMessage() != null && e.getMessage().contains("control") ? " (give --control HOST:PORT "
+                    + "for another address, or --control off)" : ""));
             return 1;
         }
         try (HttpProxyBuilder.RunningHttp proxy = running) {

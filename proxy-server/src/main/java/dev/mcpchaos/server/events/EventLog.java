@@ -11,16 +11,21 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.Rule;
+import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.rules.RulesListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -29,9 +34,11 @@ import java.util.regex.Pattern;
  * a sequence number and a timestamp. It names messages by direction, kind, JSON-RPC id, method
  * and tool; it never writes a message's content, a header or an argument, so no secret reaches it.
  *
- * <p>Thread-safe: lines are written whole, one at a time, and flushed at once.
+ * <p>The lines go to a stream (a file, stderr) and/or a {@link EventRing} of recent events that
+ * the control endpoint serves. Thread-safe: lines are written whole, one at a time, and flushed
+ * at once.
  */
-public final class EventLog implements FaultListener, TransportObserver, FrameInterceptor, AutoCloseable {
+public final class EventLog implements FaultListener, RulesListener, TransportObserver, FrameInterceptor, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EventLog.class);
     private static final JsonFactory JSON = new JsonFactory();
@@ -39,21 +46,24 @@ public final class EventLog implements FaultListener, TransportObserver, FrameIn
 
     private final OutputStream out;
     private final boolean closeOut;
+    private final EventRing ring;
     private final Clock clock;
-    private final AtomicLong sequence = new AtomicLong();
+    private long sequence;
     private volatile boolean failed;
 
     /**
-     * @param out where the lines go
+     * @param out where the lines go, or null for none
      * @param closeOut whether {@link #close()} closes {@code out} (a file: yes; stderr: no)
+     * @param ring keeps the recent events for the control endpoint, or null
      */
-    public EventLog(OutputStream out, boolean closeOut) {
-        this(out, closeOut, Clock.systemUTC());
+    public EventLog(OutputStream out, boolean closeOut, EventRing ring) {
+        this(out, closeOut, ring, Clock.systemUTC());
     }
 
-    EventLog(OutputStream out, boolean closeOut, Clock clock) {
-        this.out = Objects.requireNonNull(out, "out");
+    EventLog(OutputStream out, boolean closeOut, EventRing ring, Clock clock) {
+        this.out = out;
         this.closeOut = closeOut;
+        this.ring = ring;
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -117,9 +127,33 @@ public final class EventLog implements FaultListener, TransportObserver, FrameIn
         });
     }
 
+    /** The ring of recent events, or null. */
+    public EventRing ring() {
+        return ring;
+    }
+
+    /** A change of the rules or of the panic switch, by the control API or a reload of the rule file. */
+    @Override
+    public void rulesChanged(String cause, RuleSet rules, boolean faultsEnabled) {
+        write("rules_changed", null, g -> {
+            g.writeStringField("cause", cause);
+            g.writeNumberField("rules", rules.rules().size());
+            g.writeNumberField("enabled", rules.rules().stream().filter(Rule::enabled).count());
+            g.writeBooleanField("faults_enabled", faultsEnabled);
+        });
+    }
+
+    /** A rule file edit that could not be used; the rules in force stay. */
+    public void rulesRefused(String cause, String problem) {
+        write("rules_refused", null, g -> {
+            g.writeStringField("cause", cause);
+            g.writeStringField("problem", problem);
+        });
+    }
+
     @Override
     public void close() {
-        if (closeOut) {
+        if (closeOut && out != null) {
             try {
                 out.close();
             } catch (IOException e) {
@@ -135,15 +169,12 @@ public final class EventLog implements FaultListener, TransportObserver, FrameIn
     }
 
     private void write(String type, String session, Fields fields) {
-        if (failed) {
-            return;
-        }
         synchronized (this) {
-            try {
-                JsonGenerator g = JSON.createGenerator(out);
-                g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            long seq = ++sequence;
+            String line;
+            try (StringWriter text = new StringWriter(160); JsonGenerator g = JSON.createGenerator(text)) {
                 g.writeStartObject();
-                g.writeNumberField("seq", sequence.incrementAndGet());
+                g.writeNumberField("seq", seq);
                 g.writeStringField("time", clock.instant().toString());
                 g.writeStringField("event", type);
                 if (session != null) {
@@ -151,12 +182,23 @@ public final class EventLog implements FaultListener, TransportObserver, FrameIn
                 }
                 fields.write(g);
                 g.writeEndObject();
-                g.close();
-                out.write('\n');
-                out.flush();
+                g.flush();
+                line = text.toString();
             } catch (IOException e) {
-                failed = true; // one warning, not one per event: the traffic is not held up for the log
-                log.warn("the event log cannot be written any more: {}", e.toString());
+                throw new UncheckedIOException(e); // a StringWriter does not fail
+            }
+            if (ring != null) {
+                ring.add(seq, line);
+            }
+            if (out != null && !failed) {
+                try {
+                    out.write(line.getBytes(StandardCharsets.UTF_8));
+                    out.write('\n');
+                    out.flush();
+                } catch (IOException e) {
+                    failed = true; // one warning, not one per event: the traffic is not held up for the log
+                    log.warn("the event log cannot be written any more: {}", e.toString());
+                }
             }
         }
     }

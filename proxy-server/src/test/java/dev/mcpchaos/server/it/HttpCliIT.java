@@ -61,7 +61,8 @@ class HttpCliIT {
         Path stderr = tempDir.resolve("proxy.stderr");
         ProcessBuilder builder = new ProcessBuilder(TestPeers.java().toString(),
                 "-Dio.netty.leakDetection.level=paranoid", "-jar", TestPeers.mcpChaosJar().toString(),
-                "http", "--listen", "127.0.0.1:0", "--upstream", everything.endpoint().toString(), "--log-traffic")
+                "http", "--listen", "127.0.0.1:0", "--upstream", everything.endpoint().toString(), "--log-traffic",
+                "--control", "127.0.0.1:0")
                 .redirectOutput(stdout.toFile())
                 .redirectError(stderr.toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");

@@ -173,7 +173,7 @@ class StdioMetricsTest {
         HttpResponse<String> health = Scrape.get(proxy.controlAddress(), "/health");
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(health.body()).isEqualTo("ok");
-        assertThat(Scrape.get(proxy.controlAddress(), "/rules").statusCode()).isEqualTo(404);
+        assertThat(Scrape.get(proxy.controlAddress(), "/nothing").statusCode()).isEqualTo(404);
         assertThat(Scrape.get(proxy.controlAddress(), "/metrics/x").statusCode()).isEqualTo(404);
         client.close();
         assertThat(proxy.exitCode().get(30, TimeUnit.SECONDS)).isNotNull();
