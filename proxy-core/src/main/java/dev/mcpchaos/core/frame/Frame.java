@@ -29,6 +29,7 @@ public final class Frame extends AbstractReferenceCounted {
     private final Direction direction;
     private final long sequence;
     private Envelope answers;
+    private long answeredRequestArrivalNanos = -1;
     private Object route;
     private boolean ownsContent; // content is a reference of its own, released with the wire bytes
 
@@ -134,9 +135,36 @@ public final class Frame extends AbstractReferenceCounted {
         return answers;
     }
 
-    /** Records the request this frame answers. */
+    /**
+     * When the request this frame answers was read: a {@link io.netty.util.concurrent.Ticker#nanoTime()}
+     * of the ticker of the executor its interceptor chain runs on ({@code ctx.executor().ticker()}),
+     * so {@code ctx.executor().ticker().nanoTime() - answeredRequestArrivalNanos()} is how long the
+     * request has waited for this frame. Set with {@link #answers()} by the session's
+     * {@link dev.mcpchaos.core.session.Correlator}, and kept by {@link #duplicate()} and
+     * {@link #withContent}.
+     *
+     * @return the time, or -1 when this frame is not a response matched to a request the proxy
+     *         read (Netty's tickers count up from 0, so -1 is never a time)
+     */
+    public long answeredRequestArrivalNanos() {
+        return answeredRequestArrivalNanos;
+    }
+
+    /**
+     * Records the request this frame answers, with no time for it: {@link #answeredRequestArrivalNanos()}
+     * becomes -1. For a frame made inside the proxy.
+     */
     public void answers(Envelope request) {
+        answers(request, -1);
+    }
+
+    /**
+     * Records the request this frame answers and when that request was read (see
+     * {@link #answeredRequestArrivalNanos()}).
+     */
+    public void answers(Envelope request, long requestArrivalNanos) {
         this.answers = request;
+        this.answeredRequestArrivalNanos = requestArrivalNanos;
     }
 
     /** The method this frame is about: its own, or that of the request it answers. May be null. */
@@ -156,12 +184,14 @@ public final class Frame extends AbstractReferenceCounted {
     }
 
     /**
-     * A new synthesized frame with other content, the same direction, sequence, correlation and
-     * route. This frame is left as it is: the caller releases it when done.
+     * A new synthesized frame with other content, the same direction, sequence, correlation (the
+     * request it answers, and when that was read) and route. This frame is left as it is: the
+     * caller releases it when done.
      */
     public Frame withContent(ByteBuf newContent, Envelope newEnvelope) {
         Frame copy = synthesized(newContent, newEnvelope, direction, sequence);
         copy.answers = answers;
+        copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
         return copy;
     }
@@ -178,8 +208,9 @@ public final class Frame extends AbstractReferenceCounted {
     }
 
     /**
-     * Another frame with the same bytes, envelope, direction, correlation and route (a
-     * duplicate's copy). It shares this frame's buffer and holds its own reference to it.
+     * Another frame with the same bytes, envelope, direction, correlation (the request it answers,
+     * and when that was read) and route (a duplicate's copy). It shares this frame's buffer and
+     * holds its own reference to it.
      */
     public Frame duplicate() {
         Frame copy = new Frame(wire.retainedDuplicate(), null, contentLength, original, envelope, direction, sequence);
@@ -190,6 +221,7 @@ public final class Frame extends AbstractReferenceCounted {
             copy.ownsContent = true;
         }
         copy.answers = answers;
+        copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
         return copy;
     }

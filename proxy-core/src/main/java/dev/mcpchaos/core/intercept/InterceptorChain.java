@@ -15,7 +15,8 @@ import java.util.Objects;
 /**
  * Runs frames of one session through its interceptors, in order, and then out through the sink
  * of each frame's direction. The session's {@link dev.mcpchaos.core.session.Correlator} sees each
- * frame before the first interceptor, so rules can match responses by the request they answer.
+ * frame before the first interceptor, so rules can match responses by the request they answer and
+ * interceptors can time a request to its response, on the executor's {@link EventExecutor#ticker()}.
  *
  * <p>Everything happens on one {@link EventExecutor}: calls from other threads hop onto it.
  * With no interceptors, a frame goes from {@link #process} straight to its sink, untouched.
@@ -71,7 +72,7 @@ public final class InterceptorChain {
         }
         inBatch = true;
         try {
-            session.correlator().observe(frame);
+            session.correlator().observe(frame, executor.ticker());
             dispatch(0, frame);
         } finally {
             inBatch = false;
@@ -91,7 +92,7 @@ public final class InterceptorChain {
         inBatch = true;
         try {
             for (Frame frame : frames) {
-                session.correlator().observe(frame);
+                session.correlator().observe(frame, executor.ticker());
                 try {
                     dispatch(0, frame);
                 } catch (RuntimeException e) {

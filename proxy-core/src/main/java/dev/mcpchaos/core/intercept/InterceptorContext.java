@@ -18,7 +18,11 @@ public interface InterceptorContext {
     /** The transport the frames travel on. */
     TransportKind transport();
 
-    /** The executor the chain runs on; schedule delays here. Tests drive it with virtual time. */
+    /**
+     * The executor the chain runs on; schedule delays here. Tests drive it with virtual time. Its
+     * {@link EventExecutor#ticker() ticker} is the chain's clock, the one
+     * {@link Frame#answeredRequestArrivalNanos()} is read on.
+     */
     EventExecutor executor();
 
     /** The allocator to make new frames' buffers with. */

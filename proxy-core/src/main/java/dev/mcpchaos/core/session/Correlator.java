@@ -3,13 +3,16 @@ package dev.mcpchaos.core.session;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
+import io.netty.util.concurrent.Ticker;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Remembers the requests in flight on one session so that a response can be matched to the
- * method and tool of the request it answers ("responses to tools/call of search_*").
+ * method and tool of the request it answers ("responses to tools/call of search_*"), and to when
+ * that request was read (so that interceptors can time requests without keeping their own map).
  *
  * <p>Each direction is its own id space: the client's ids (its requests travel client to server,
  * their responses server to client) never meet the server's ({@code sampling/createMessage},
@@ -43,28 +46,38 @@ public final class Correlator {
     }
 
     /**
-     * Learns from a frame as it is read: a request is remembered; a response is matched to its
-     * request (which is forgotten) and {@link Frame#answers(Envelope)} is set. Batches are
+     * Learns from a frame as it is read: a request is remembered with the time it was read; a
+     * response is matched to its request (which is forgotten) and
+     * {@link Frame#answers(Envelope, long)} is set with that request and its time. Batches are
      * handled element by element; a batch frame itself gets no single answered request.
+     *
+     * @param ticker the clock of the executor the session's interceptors run on, so that an
+     *               interceptor can subtract {@link Frame#answeredRequestArrivalNanos()} from its
+     *               own reading of the same clock; read only for a request or a batch
      */
-    public void observe(Frame frame) {
+    public void observe(Frame frame, Ticker ticker) {
+        Objects.requireNonNull(ticker, "ticker");
         Envelope envelope = frame.envelope();
         switch (envelope.kind()) {
             case REQUEST:
                 if (envelope.id() != null) { // a null or structured id can never be answered by id
-                    requestsFrom(frame.direction()).put(envelope.id(), envelope);
+                    requestsFrom(frame.direction()).put(envelope.id(), new Pending(envelope, ticker.nanoTime()));
                 }
                 break;
             case RESPONSE:
             case ERROR:
                 if (envelope.hasId() && envelope.id() != null) {
-                    frame.answers(requestsFrom(frame.direction().reverse()).remove(envelope.id()));
+                    Pending request = requestsFrom(frame.direction().reverse()).remove(envelope.id());
+                    if (request != null) {
+                        frame.answers(request.envelope, request.arrivalNanos);
+                    }
                 }
                 break;
             case BATCH:
+                long now = ticker.nanoTime(); // the batch's requests were read together
                 for (Envelope element : envelope.batch()) {
                     if (element.isRequest() && element.id() != null) {
-                        requestsFrom(frame.direction()).put(element.id(), element);
+                        requestsFrom(frame.direction()).put(element.id(), new Pending(element, now));
                     } else if (element.isResponse() && element.id() != null) {
                         requestsFrom(frame.direction().reverse()).remove(element.id());
                     }
@@ -77,7 +90,8 @@ public final class Correlator {
 
     /** The request with this id sent in {@code direction} and not answered yet, or null. */
     public Envelope pending(Direction direction, Object id) {
-        return requestsFrom(direction).get(id);
+        Pending request = requestsFrom(direction).get(id);
+        return request != null ? request.envelope : null;
     }
 
     /** How many requests sent in {@code direction} are waiting for an answer. */
@@ -94,7 +108,11 @@ public final class Correlator {
         return direction == Direction.CLIENT_TO_SERVER ? clientRequests : serverRequests;
     }
 
-    private final class PendingRequests extends LinkedHashMap<Object, Envelope> {
+    /** A request waiting for its response, and when it was read. */
+    private record Pending(Envelope envelope, long arrivalNanos) {
+    }
+
+    private final class PendingRequests extends LinkedHashMap<Object, Pending> {
         private final int max;
 
         PendingRequests(int max) {
@@ -103,7 +121,7 @@ public final class Correlator {
         }
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Object, Envelope> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Object, Pending> eldest) {
             if (size() > max) {
                 evicted++;
                 return true;

@@ -245,6 +245,23 @@ class InterceptorChainTest {
     }
 
     @Test
+    void aResponseCarriesWhenItsRequestWasReadOnTheExecutorsTicker() {
+        channel.freezeTime();
+        List<Long> waited = new ArrayList<>();
+        FrameInterceptor timer = (ctx, frame) -> {
+            if (frame.answeredRequestArrivalNanos() >= 0) {
+                waited.add(ctx.executor().ticker().nanoTime() - frame.answeredRequestArrivalNanos());
+            }
+            ctx.forward(frame);
+        };
+        InterceptorChain chain = chain(List.of(timer));
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}"));
+        channel.advanceTimeBy(250, TimeUnit.MILLISECONDS);
+        chain.process(List.of(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}")));
+        assertThat(waited).containsExactly(TimeUnit.MILLISECONDS.toNanos(250));
+    }
+
+    @Test
     void aDelayedForwardRunsOnTheExecutorInVirtualTime() {
         channel.freezeTime();
         FrameInterceptor delay = (ctx, frame) -> ctx.executor().schedule(() -> ctx.forward(frame), 5, TimeUnit.SECONDS);

@@ -5,20 +5,24 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.MockTicker;
+import io.netty.util.concurrent.Ticker;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 import static dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER;
 import static dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** {@link Correlator}: matching responses to the requests they answer, per direction. */
+/** {@link Correlator}: matching responses to the requests they answer, and to when those were read, per direction. */
 class CorrelatorTest {
 
     private final Correlator correlator = new Correlator();
+    private final MockTicker ticker = Ticker.newMockTicker();
 
     @Test
     void responseIsMatchedToTheClientRequestItAnswers() {
@@ -29,7 +33,7 @@ class CorrelatorTest {
 
         Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}");
         try {
-            correlator.observe(response);
+            correlator.observe(response, ticker);
             assertThat(response.answers()).isEqualTo(request);
             // Rules match a response by the request it answers.
             assertThat(response.method()).isEqualTo("tools/call");
@@ -88,7 +92,7 @@ class CorrelatorTest {
                 + "\"params\":{\"name\":\"t\"}}");
         Frame error = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32000,\"message\":\"x\"}}");
         try {
-            correlator.observe(error);
+            correlator.observe(error, ticker);
             assertThat(error.answers()).isEqualTo(request);
             assertThat(error.toolName()).isEqualTo("t");
         } finally {
@@ -126,7 +130,7 @@ class CorrelatorTest {
         Frame batch = frame(CLIENT_TO_SERVER, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},"
                 + "{\"jsonrpc\":\"2.0\",\"method\":\"n\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]");
         try {
-            correlator.observe(batch);
+            correlator.observe(batch, ticker);
             assertThat(batch.answers()).isNull();
         } finally {
             batch.release();
@@ -138,7 +142,7 @@ class CorrelatorTest {
         Frame responses = frame(SERVER_TO_CLIENT, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},"
                 + "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":1,\"message\":\"m\"}}]");
         try {
-            correlator.observe(responses);
+            correlator.observe(responses, ticker);
             assertThat(responses.answers()).isNull();
         } finally {
             responses.release();
@@ -147,7 +151,7 @@ class CorrelatorTest {
 
         // And a single response can answer a request that came in a batch.
         Frame batch2 = frame(CLIENT_TO_SERVER, "[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}]");
-        correlator.observe(batch2);
+        correlator.observe(batch2, ticker);
         batch2.release();
         assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}").method()).isEqualTo("c");
     }
@@ -157,7 +161,7 @@ class CorrelatorTest {
         Correlator small = new Correlator(3);
         for (int id = 1; id <= 5; id++) {
             Frame request = frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"m" + id + "\"}");
-            small.observe(request);
+            small.observe(request, ticker);
             request.release();
         }
         assertThat(small.pendingCount(CLIENT_TO_SERVER)).isEqualTo(3);
@@ -180,13 +184,127 @@ class CorrelatorTest {
         assertThat(session.correlator()).isNotNull();
     }
 
+    // ---------------------------------------------------------------- when the request was read
+
+    @Test
+    void aResponseCarriesWhenItsRequestWasRead() {
+        ticker.advance(100, TimeUnit.MILLISECONDS);
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}");
+        ticker.advance(250, TimeUnit.MILLISECONDS);
+        Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+        try {
+            correlator.observe(response, ticker);
+            assertThat(response.answeredRequestArrivalNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+            // What an interceptor reading the same clock computes.
+            assertThat(ticker.nanoTime() - response.answeredRequestArrivalNanos())
+                    .isEqualTo(TimeUnit.MILLISECONDS.toNanos(250));
+        } finally {
+            response.release();
+        }
+    }
+
+    @Test
+    void eachDirectionKeepsItsRequestsTimes() {
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");  // at 0
+        ticker.advance(10, TimeUnit.MILLISECONDS);
+        observe(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}");  // at 10 ms
+        ticker.advance(30, TimeUnit.MILLISECONDS);
+        // The client answers the server's request, then the server the client's: same id, each its own time.
+        assertThat(arrivalOf(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"))
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")).isZero();
+        // An error answers with a time too.
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");  // at 40 ms
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":1,\"message\":\"m\"}}"))
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(40));
+    }
+
+    @Test
+    void framesThatAnswerNothingHaveNoTime() {
+        ticker.advance(5, TimeUnit.MILLISECONDS);
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}")).isEqualTo(-1);
+        assertThat(arrivalOf(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}")).isEqualTo(-1);
+        // A second response to the same id: the request was answered and forgotten already.
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"))
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(5));
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}")).isEqualTo(-1);
+    }
+
+    @Test
+    void anEvictedRequestsResponseHasNoTime() {
+        Correlator small = new Correlator(1);
+        Frame first = frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}");
+        small.observe(first, ticker);
+        first.release();
+        ticker.advance(1, TimeUnit.SECONDS);
+        Frame second = frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}");
+        small.observe(second, ticker); // forgets the first
+        second.release();
+        assertThat(small.evictedCount()).isEqualTo(1);
+        for (long id = 1; id <= 2; id++) {
+            Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{}}");
+            try {
+                small.observe(response, ticker);
+                if (id == 1) {
+                    assertThat(response.answers()).isNull();
+                    assertThat(response.answeredRequestArrivalNanos()).isEqualTo(-1);
+                } else {
+                    assertThat(response.answers().method()).isEqualTo("b");
+                    assertThat(response.answeredRequestArrivalNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
+                }
+            } finally {
+                response.release();
+            }
+        }
+    }
+
+    @Test
+    void aRequestInABatchIsTimedFromTheBatch() {
+        ticker.advance(7, TimeUnit.MILLISECONDS);
+        Frame batch = frame(CLIENT_TO_SERVER, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}]");
+        correlator.observe(batch, ticker);
+        assertThat(batch.answeredRequestArrivalNanos()).isEqualTo(-1);
+        batch.release();
+        ticker.advance(1, TimeUnit.MILLISECONDS);
+        assertThat(arrivalOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"))
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(7));
+    }
+
+    @Test
+    void theTimeTravelsWithCopiesOfAResponseNotWithReplies() {
+        ticker.advance(42, TimeUnit.MILLISECONDS);
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}");
+        Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+        correlator.observe(response, ticker);
+        long arrival = TimeUnit.MILLISECONDS.toNanos(42);
+        Frame duplicate = response.duplicate();
+        Frame replaced = response.withContent(Unpooled.copiedBuffer("{}", StandardCharsets.UTF_8), response.envelope());
+        Frame reply = response.reply(Unpooled.copiedBuffer("{}", StandardCharsets.UTF_8), response.envelope());
+        try {
+            assertThat(duplicate.answeredRequestArrivalNanos()).isEqualTo(arrival);
+            assertThat(duplicate.answers()).isSameAs(response.answers());
+            assertThat(replaced.answeredRequestArrivalNanos()).isEqualTo(arrival);
+            assertThat(replaced.answers()).isSameAs(response.answers());
+            assertThat(reply.answeredRequestArrivalNanos()).isEqualTo(-1);
+            assertThat(reply.answers()).isNull();
+            // A frame told what it answers without a time has none (an injected error's reply).
+            replaced.answers(response.answers());
+            assertThat(replaced.answeredRequestArrivalNanos()).isEqualTo(-1);
+        } finally {
+            response.release();
+            duplicate.release();
+            replaced.release();
+            reply.release();
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
 
     /** Observes a frame of this JSON and returns its envelope. */
     private Envelope observe(Direction direction, String json) {
         Frame frame = frame(direction, json);
         try {
-            correlator.observe(frame);
+            correlator.observe(frame, ticker);
             return frame.envelope();
         } finally {
             frame.release();
@@ -197,8 +315,19 @@ class CorrelatorTest {
     private Envelope answersOf(Direction direction, String json) {
         Frame frame = frame(direction, json);
         try {
-            correlator.observe(frame);
+            correlator.observe(frame, ticker);
             return frame.answers();
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Observes a frame of this JSON and returns when the request it answers was read. */
+    private long arrivalOf(Direction direction, String json) {
+        Frame frame = frame(direction, json);
+        try {
+            correlator.observe(frame, ticker);
+            return frame.answeredRequestArrivalNanos();
         } finally {
             frame.release();
         }
