@@ -6,14 +6,10 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
-import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
-import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -25,25 +21,24 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * not counted.
  *
  * <p>Thread-safe (on HTTP, sessions run on different event loops). The per-message path looks
- * meters up in caches made at construction or filled once per tag set, so it allocates nothing
- * but a request's pending entry and a response's lookup key.
+ * meters up in caches made at construction or filled once per tag set, so it allocates nothing.
  *
- * <p>A request is timed from when it reaches this interceptor to when its response (same session,
- * opposite direction, same id) does. Requests still waiting are kept in a map of at most
- * {@value #MAX_PENDING}, the oldest dropped beyond: a request a fault answered or dropped never
- * gets a response from the other side, and is never timed.
+ * <p>A request is timed from when the proxy read it to when its response (same session, opposite
+ * direction, same id) reaches this interceptor, on the chain's clock
+ * ({@code ctx.executor().ticker()}). The session's {@link dev.mcpchaos.core.session.Correlator} did the matching: it gives a response
+ * the time its request was read ({@link Frame#answeredRequestArrivalNanos()}), so this interceptor
+ * keeps no state of its own per request. What the correlator forgets is not timed: a request whose
+ * response never comes from the other side (a fault answered or dropped it), or one evicted because
+ * too many waited. A fault's copies of a response carry its correlation, so this interceptor goes
+ * first in the chain, before any fault, to time each request once.
  */
 final class MetricsInterceptor implements FrameInterceptor {
-
-    /** Most requests waiting for their response at once; the oldest are forgotten beyond. */
-    static final int MAX_PENDING = 10_000;
 
     private static final int TRANSPORTS = TransportKind.values().length;
     private static final int DIRECTIONS = Direction.values().length;
     private static final int KINDS = MessageKind.values().length;
 
     private final ProxyMetrics metrics;
-    private final Clock clock;
     /** [transport][direction][kind]: method tag (or a known raw method) to counter. */
     private final ConcurrentHashMap<String, Counter>[][][] messages;
     /** [transport * DIRECTIONS + direction]. */
@@ -51,17 +46,10 @@ final class MetricsInterceptor implements FrameInterceptor {
     private final AtomicReferenceArray<Counter> parseErrors = new AtomicReferenceArray<>(TRANSPORTS * DIRECTIONS);
     /** [transport]: method tag to timer. */
     private final ConcurrentHashMap<String, Timer>[] timers;
-    private final Map<PendingKey, Pending> pending = new LinkedHashMap<>(256, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<PendingKey, Pending> eldest) {
-            return size() > MAX_PENDING;
-        }
-    };
 
     @SuppressWarnings("unchecked")
-    MetricsInterceptor(ProxyMetrics metrics, Clock clock) {
+    MetricsInterceptor(ProxyMetrics metrics) {
         this.metrics = metrics;
-        this.clock = clock;
         messages = new ConcurrentHashMap[TRANSPORTS][DIRECTIONS][KINDS];
         for (int t = 0; t < TRANSPORTS; t++) {
             for (int d = 0; d < DIRECTIONS; d++) {
@@ -98,24 +86,12 @@ final class MetricsInterceptor implements FrameInterceptor {
         slot(bytes, t, d, false).increment(frame.contentLength());
         if (kind == MessageKind.MALFORMED) {
             slot(parseErrors, t, d, true).increment();
-        } else if (kind == MessageKind.REQUEST) {
-            Pending started = new Pending(clock.monotonicTime(), t, ProxyMetrics.methodTag(method));
-            PendingKey key = new PendingKey(ctx.session(), frame.direction(), envelope.id());
-            synchronized (pending) {
-                pending.put(key, started);
-            }
-        } else if (kind == MessageKind.RESPONSE || kind == MessageKind.ERROR) {
-            if (envelope.hasId()) {
-                Pending started;
-                PendingKey key = new PendingKey(ctx.session(), frame.direction().reverse(), envelope.id());
-                synchronized (pending) {
-                    started = pending.remove(key);
-                }
-                if (started != null) {
-                    timer(started.transport, started.method)
-                            .record(clock.monotonicTime() - started.nanos, TimeUnit.NANOSECONDS);
-                }
-            }
+        }
+        long requestRead = frame.answeredRequestArrivalNanos(); // -1 unless a response matched to its request
+        if (requestRead >= 0) {
+            // The method is the answered request's (a response has none of its own).
+            timer(t, ProxyMetrics.methodTag(method))
+                    .record(ctx.executor().ticker().nanoTime() - requestRead, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -143,25 +119,15 @@ final class MetricsInterceptor implements FrameInterceptor {
     }
 
     private Timer timer(int t, String method) {
-        return timers[t].computeIfAbsent(method, m -> metrics.requestTimer(t, m));
-    }
-
-    /** Requests waiting for a response; for tests. */
-    int pendingCount() {
-        synchronized (pending) {
-            return pending.size();
+        Timer timer = timers[t].get(method);
+        if (timer == null) { // once per tag set: computeIfAbsent's capturing lambda would allocate every time
+            timer = timers[t].computeIfAbsent(method, m -> metrics.requestTimer(t, m));
         }
+        return timer;
     }
 
     @Override
     public String toString() {
         return "MetricsInterceptor";
-    }
-
-    /** A request by session (identity), direction and JSON-RPC id. */
-    private record PendingKey(Session session, Direction direction, Object id) {
-    }
-
-    private record Pending(long nanos, int transport, String method) {
     }
 }

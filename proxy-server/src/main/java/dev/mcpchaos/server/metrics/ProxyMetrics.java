@@ -93,7 +93,7 @@ public final class ProxyMetrics {
 
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.interceptor = new MetricsInterceptor(this, registry.config().clock());
+        this.interceptor = new MetricsInterceptor(this);
     }
 
     public MeterRegistry registry() {

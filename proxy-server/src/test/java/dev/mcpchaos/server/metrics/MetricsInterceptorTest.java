@@ -1,77 +1,136 @@
 package dev.mcpchaos.server.metrics;
 
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
-import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.session.Correlator;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
-import io.micrometer.core.instrument.MockClock;
-import io.micrometer.core.instrument.simple.SimpleConfig;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.EventExecutor;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER;
+import static dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The metrics interceptor alone: tags stay bounded, frames pass untouched, durations are exact. */
+/**
+ * The metrics interceptor in a real {@link InterceptorChain} (whose session's correlator matches
+ * responses to requests) on an {@link EmbeddedChannel}'s event loop with time frozen, so that
+ * durations are exact: tags stay bounded, frames pass untouched.
+ */
 class MetricsInterceptorTest {
 
-    private final MockClock clock = new MockClock();
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final ProxyMetrics metrics = new ProxyMetrics(registry);
-    private final Context ctx = new Context();
+    private final EmbeddedChannel channel = new EmbeddedChannel();
+    private int written;
+
+    MetricsInterceptorTest() {
+        channel.freezeTime();
+    }
+
+    @AfterEach
+    void closeChannel() {
+        channel.finishAndReleaseAll();
+    }
 
     @Test
     void unknownMethodsShareOneSeriesAndEveryFrameIsForwarded() {
+        InterceptorChain chain = chain(new Session("stdio"), TransportKind.STDIO);
         for (int i = 0; i < 1000; i++) {
-            metrics.interceptor().onFrame(ctx, frame(Envelope.ofObject("2.0", false, null, "x/" + i, null, false, false),
-                    Direction.CLIENT_TO_SERVER, "{}"));
+            chain.process(frame(Envelope.ofObject("2.0", false, null, "x/" + i, null, false, false), "{}"));
         }
-        metrics.interceptor().onFrame(ctx, frame(Envelope.blank(), Direction.CLIENT_TO_SERVER, "  "));
+        chain.process(frame(Envelope.blank(), "  "));
 
-        assertThat(ctx.forwarded).hasSize(1001);
+        assertThat(written).isEqualTo(1001);
         assertThat(registry.find(ProxyMetrics.MESSAGES).counters()).hasSize(1);
         assertThat(registry.get(ProxyMetrics.MESSAGES).tags("transport", "stdio", "direction", "client_to_server",
                 "kind", "notification", "method", "other").counter().count()).isEqualTo(1000);
         assertThat(registry.get(ProxyMetrics.BYTES).counter().count()).isEqualTo(2000); // the blank line is not counted
-        ctx.forwarded.forEach(Frame::release);
+        assertThat(registry.find(ProxyMetrics.REQUEST_DURATION).timers()).isEmpty();
     }
 
     @Test
     void aRequestIsTimedToItsResponseInTheSameSessionOnly() {
-        metrics.interceptor().onFrame(ctx, frame(Envelope.ofObject("2.0", true, 7L, "tools/call", "add", false, false),
-                Direction.CLIENT_TO_SERVER, "{}"));
-        clock.add(Duration.ofMillis(250));
-        Context other = new Context();
-        metrics.interceptor().onFrame(other, frame(Envelope.ofObject("2.0", true, 7L, null, null, true, false),
-                Direction.SERVER_TO_CLIENT, "{}")); // another session's id 7
-        metrics.interceptor().onFrame(ctx, frame(Envelope.ofObject("2.0", true, 7L, null, null, true, false),
-                Direction.SERVER_TO_CLIENT, "{}"));
+        InterceptorChain chain = chain(new Session("a"), TransportKind.STDIO);
+        InterceptorChain other = chain(new Session("b"), TransportKind.STDIO);
+        chain.process(frame(CLIENT_TO_SERVER,
+                "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}"));
+        channel.advanceTimeBy(250, TimeUnit.MILLISECONDS);
+        other.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}")); // another session's id 7
+        assertThat(registry.find(ProxyMetrics.REQUEST_DURATION).timers()).isEmpty();
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"));
 
-        var timer = registry.get(ProxyMetrics.REQUEST_DURATION).tags("method", "tools/call").timer();
+        Timer timer = registry.get(ProxyMetrics.REQUEST_DURATION).tags("transport", "stdio", "method", "tools/call")
+                .timer();
         assertThat(timer.count()).isEqualTo(1);
         assertThat(timer.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(250);
-        assertThat(((MetricsInterceptor) metrics.interceptor()).pendingCount()).isZero();
+        assertThat(timer.max(TimeUnit.MILLISECONDS)).isEqualTo(250);
+        assertThat(registry.find(ProxyMetrics.REQUEST_DURATION).timers()).hasSize(1);
+        assertThat(written).isEqualTo(3);
     }
 
     @Test
-    void pendingRequestsAreBounded() {
-        for (long id = 0; id < MetricsInterceptor.MAX_PENDING + 500; id++) {
-            metrics.interceptor().onFrame(ctx, frame(Envelope.ofObject("2.0", true, id, "ping", null, false, false),
-                    Direction.CLIENT_TO_SERVER, "{}"));
-        }
-        assertThat(((MetricsInterceptor) metrics.interceptor()).pendingCount()).isEqualTo(MetricsInterceptor.MAX_PENDING);
-        ctx.forwarded.forEach(Frame::release);
+    void requestsAreTimedInBothDirectionsEachToItsOwnResponse() {
+        InterceptorChain chain = chain(new Session("stdio"), TransportKind.STDIO);
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"));
+        channel.advanceTimeBy(10, TimeUnit.MILLISECONDS);
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\"}"));
+        channel.advanceTimeBy(30, TimeUnit.MILLISECONDS);
+        // The client answers the server's request (same id 1, the other id space), then the server the client's.
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"));
+        channel.advanceTimeBy(60, TimeUnit.MILLISECONDS);
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"));
+
+        assertThat(totalMillis("stdio", "sampling/createMessage")).isEqualTo(30);
+        assertThat(totalMillis("stdio", "tools/list")).isEqualTo(100);
+        assertThat(registry.get(ProxyMetrics.REQUEST_DURATION).timers()).allSatisfy(t -> assertThat(t.count()).isOne());
+    }
+
+    @Test
+    void anErrorIsTimedTaggedWithTheTransportAndTheMethodOfTheRequestItAnswers() {
+        InterceptorChain chain = chain(new Session("http-1"), TransportKind.HTTP);
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"method\":\"x-vendor/unknown\"}"));
+        channel.advanceTimeBy(5, TimeUnit.MILLISECONDS);
+        chain.process(frame(SERVER_TO_CLIENT,
+                "{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"error\":{\"code\":-32601,\"message\":\"no such method\"}}"));
+
+        assertThat(totalMillis("http", "other")).isEqualTo(5);
+        assertThat(registry.get(ProxyMetrics.MESSAGES).tags("transport", "http", "direction", "server_to_client",
+                "kind", "error", "method", "other").counter().count()).isOne();
+    }
+
+    @Test
+    void onlyResponsesTheCorrelatorMatchedAreTimed() {
+        // A session that remembers one request per direction: the second request evicts the first.
+        InterceptorChain chain = chain(new Session("stdio", new Correlator(1)), TransportKind.STDIO);
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}")); // never asked for
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+        channel.advanceTimeBy(1, TimeUnit.SECONDS);
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"));
+        channel.advanceTimeBy(20, TimeUnit.MILLISECONDS);
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")); // evicted: not timed
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"));
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}")); // answered already
+
+        Timer timer = registry.get(ProxyMetrics.REQUEST_DURATION).tags("transport", "stdio", "method", "ping").timer();
+        assertThat(timer.count()).isOne();
+        assertThat(timer.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(20);
+        assertThat(registry.find(ProxyMetrics.REQUEST_DURATION).timers()).hasSize(1);
+        assertThat(written).isEqualTo(6);
     }
 
     @Test
@@ -81,52 +140,55 @@ class MetricsInterceptorTest {
         assertThat(ProxyMetrics.methodTag(null)).isEqualTo("none");
     }
 
-    private static Frame frame(Envelope envelope, Direction direction, String text) {
-        return Frame.synthesized(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), envelope, direction, 0);
+    // ---------------------------------------------------------------- helpers
+
+    private double totalMillis(String transport, String method) {
+        return registry.get(ProxyMetrics.REQUEST_DURATION).tags("transport", transport, "method", method).timer()
+                .totalTime(TimeUnit.MILLISECONDS);
     }
 
-    /** Records what is forwarded; nothing else is expected of it. */
-    private static final class Context implements InterceptorContext {
-        final List<Frame> forwarded = new ArrayList<>();
-        private final Session session = new Session("stdio");
+    /** A chain of the metrics interceptor alone whose sinks count and release what comes out. */
+    private InterceptorChain chain(Session session, TransportKind transport) {
+        return new InterceptorChain(List.<FrameInterceptor>of(metrics.interceptor()), session, transport,
+                channel.eventLoop(), ByteBufAllocator.DEFAULT, new NoConnection(), this::written, this::written);
+    }
 
-        @Override
-        public Session session() {
-            return session;
-        }
+    private void written(Frame frame) {
+        written++;
+        frame.release();
+    }
 
-        @Override
-        public TransportKind transport() {
-            return TransportKind.STDIO;
-        }
+    /** A frame read off the wire: a line of this JSON, sniffed. */
+    private static Frame frame(Direction direction, String json) {
+        byte[] bytes = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        Envelope envelope = new EnvelopeSniffer().sniff(Unpooled.wrappedBuffer(bytes, 0, bytes.length - 1));
+        return Frame.original(Unpooled.wrappedBuffer(bytes), bytes.length - 1, envelope, direction, 0);
+    }
 
+    /** A client-to-server frame of this text with a given envelope. */
+    private static Frame frame(Envelope envelope, String text) {
+        return Frame.synthesized(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), envelope, CLIENT_TO_SERVER, 0);
+    }
+
+    /** Nothing here closes or kills anything. */
+    private static final class NoConnection implements ConnectionControl {
         @Override
-        public EventExecutor executor() {
+        public void closeClientSide(Frame at) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public ByteBufAllocator alloc() {
-            return ByteBufAllocator.DEFAULT;
-        }
-
-        @Override
-        public void forward(Frame frame) {
-            forwarded.add(frame);
-        }
-
-        @Override
-        public void emit(Frame frame) {
+        public void closeServerSide(Frame at) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void drop(Frame frame) {
+        public void terminateServer(Frame at) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public ConnectionControl connection() {
+        public void killServer(Frame at) {
             throw new UnsupportedOperationException();
         }
     }
