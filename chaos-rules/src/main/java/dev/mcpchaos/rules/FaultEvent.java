@@ -24,9 +24,15 @@ import java.util.Objects;
  * @param method the message's method, or that of the request it answers; may be null
  * @param tool the tool of a {@code tools/call} or of the request answered; may be null
  * @param detail what the fault did, such as {@code held 512ms}; may be empty
+ * @param argumentsSha256 the lowercase hex SHA-256 of the bytes of the message's
+ *        {@code params.arguments} as the fault got them (as sent, unless an earlier rule's fault
+ *        changed the message; see {@link dev.mcpchaos.core.codec.jsonrpc.ArgumentsDigest}), so
+ *        that a log can tell calls apart without holding their arguments; null for a response,
+ *        an error, a batch, or a message without {@code params.arguments}
  */
 public record FaultEvent(long sequence, Duration time, String session, Direction direction, String rule,
-                         String fault, MessageKind kind, Object id, String method, String tool, String detail) {
+                         String fault, MessageKind kind, Object id, String method, String tool, String detail,
+                         String argumentsSha256) {
 
     public FaultEvent {
         Objects.requireNonNull(time, "time");

@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules;
 
+import dev.mcpchaos.core.codec.jsonrpc.ArgumentsDigest;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
@@ -36,6 +37,7 @@ final class Injection implements FaultContext {
     private final Object id;
     private final String method;
     private final String tool;
+    private final String argumentsSha256;
     private String detail = "";
     private boolean published;
     private boolean ended;
@@ -53,6 +55,11 @@ final class Injection implements FaultContext {
         this.id = flow.envelope().hasId() ? flow.envelope().id() : null;
         this.method = flow.method();
         this.tool = flow.tool();
+        // Only requests and notifications carry params.arguments. Digested here, before the fault
+        // can change or release the frame, and only for a message a fault is injected into: a
+        // second pass over its bytes that the messages left alone never pay for.
+        this.argumentsSha256 = kind == MessageKind.REQUEST || kind == MessageKind.NOTIFICATION
+                ? ArgumentsDigest.sha256Hex(frame.content()) : null;
     }
 
     /** Runs the fault; one that throws before handing the message on is logged and skipped. */
@@ -213,6 +220,10 @@ final class Injection implements FaultContext {
 
     String tool() {
         return tool;
+    }
+
+    String argumentsSha256() {
+        return argumentsSha256;
     }
 
     String detailText() {

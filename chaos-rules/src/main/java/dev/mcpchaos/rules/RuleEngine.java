@@ -270,7 +270,7 @@ public final class RuleEngine implements FrameInterceptor {
         FaultEvent event = new FaultEvent(eventCount.incrementAndGet(), Duration.ofNanos(ticker.nanoTime() - startNanos),
                 ctx.session().id(), injection.direction(), injection.rule().rule().name(),
                 injection.rule().rule().fault().type(), injection.kind(), injection.id(), injection.method(),
-                injection.tool(), injection.detailText());
+                injection.tool(), injection.detailText(), injection.argumentsSha256());
         faultLog.info("{}", event);
         for (FaultListener listener : listeners) {
             try {
