@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  * (session start and end, a message that is not JSON, a limit breach, an upstream failure), with
  * a sequence number and a timestamp. It names messages by direction, kind, JSON-RPC id, method
  * and tool; it never writes a message's content, a header or an argument, so no secret reaches it.
+ * A fault's event may carry the SHA-256 of the message's {@code params.arguments} (see
+ * {@link FaultEvent#argumentsSha256()}), which tells calls apart without showing them.
  *
  * <p>The lines go to a stream (a file, stderr) and/or a {@link EventRing} of recent events that
  * the control endpoint serves. Thread-safe: lines are written whole, one at a time, and flushed
@@ -78,6 +80,8 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
             writeOptional(g, "method", event.method());
             writeOptional(g, "tool", event.tool());
             writeOptional(g, "detail", event.detail().isEmpty() ? null : event.detail());
+            // A digest, never the arguments: enough to tell calls apart or match a known call.
+            writeOptional(g, "arguments_sha256", event.argumentsSha256());
         });
     }
 

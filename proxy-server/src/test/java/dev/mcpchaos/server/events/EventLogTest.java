@@ -14,7 +14,9 @@ import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -82,6 +84,8 @@ class EventLogTest {
         assertThat(fault.path("method").asText()).isEqualTo("tools/call");
         assertThat(fault.path("tool").asText()).isEqualTo("search");
         assertThat(fault.path("session").asText()).isEqualTo("stdio");
+        // The arguments are named by the digest of their bytes as sent, never written.
+        assertThat(fault.path("arguments_sha256").asText()).isEqualTo(sha256("{\"token\":\"" + secret + "\"}"));
         assertThat(lines).filteredOn(l -> l.path("event").asText().equals("parse_error"))
                 .extracting(l -> l.path("direction").asText())
                 .containsExactlyInAnyOrder("client_to_server", "server_to_client");
@@ -92,6 +96,10 @@ class EventLogTest {
         // What cat echoed back: the error answered by the proxy went to the client, the request never reached cat.
         assertThat(received.toString(StandardCharsets.UTF_8)).contains("\"id\":4").contains("-32050")
                 .doesNotContain("\"method\":\"tools/call\"");
+    }
+
+    private static String sha256(String text) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static JsonNode only(List<JsonNode> lines, String event) {
