@@ -19,7 +19,8 @@ import java.nio.file.StandardOpenOption;
 final class ChaosOptions {
 
     @Option(names = "--log-traffic", paramLabel = "CHARS", arity = "0..1", fallbackValue = "200",
-            description = "Log every message on stderr, with up to CHARS characters of it (default when given: 200).")
+            description = "Log every message on stderr, with up to CHARS characters of it, secrets redacted"
+                    + " (default when given: 200).")
     Integer logTraffic;
 
     @Option(names = "--rules", paramLabel = "FILE",

@@ -4,6 +4,7 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.server.redact.SecretRedactor;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,14 +15,27 @@ import java.nio.charset.StandardCharsets;
  * Logs every message that passes, one line each, to the {@code traffic} logger (stderr): direction,
  * sequence number, kind, id, method and tool (for a response, those of the request it answers),
  * size, and the start of the message itself. Forwards every frame untouched.
+ *
+ * <p>Secrets in the part shown are replaced by {@code [redacted]} (see {@link SecretRedactor}):
+ * the redaction runs on the first {@code maxChars} plus {@value #LOOKAHEAD} characters, before
+ * the cut to {@code maxChars}, so that a secret that starts in the part shown is recognised whole
+ * and never shown in part. That costs a few regular-expression passes over that much text per
+ * message, which is why this log is off by default and is meant for diagnosis.
  */
 public final class TrafficLog implements FrameInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger("traffic");
 
+    /**
+     * How far past the cut the redactor looks: enough for any secret that starts in the part
+     * shown to be recognised (a key's name and the start of its value, a token's prefix and
+     * minimum length); a value that goes on further is redacted to the end of what is looked at.
+     */
+    static final int LOOKAHEAD = 512;
+
     private final int maxChars;
 
-    /** @param maxChars how much of each message to show; 0 shows none */
+    /** @param maxChars how many characters of each message to show; 0 shows none */
     public TrafficLog(int maxChars) {
         if (maxChars < 0) {
             throw new IllegalArgumentException("maxChars: " + maxChars + " (expected: >= 0)");
@@ -55,18 +69,34 @@ public final class TrafficLog implements FrameInterceptor {
             sb.append(' ').append(tool);
         }
         if (frame.envelope().malformedReason() != null) {
-            sb.append(" (").append(frame.envelope().malformedReason()).append(')');
+            // The parser's reason quotes the message, possibly beyond the part shown.
+            sb.append(" (").append(SecretRedactor.redact(frame.envelope().malformedReason())).append(')');
         }
         ByteBuf content = frame.content();
         sb.append(" (").append(content.readableBytes()).append(" B)");
         if (maxChars > 0) {
-            int n = Math.min(content.readableBytes(), maxChars);
-            sb.append(' ').append(content.toString(content.readerIndex(), n, StandardCharsets.UTF_8));
-            if (n < content.readableBytes()) {
-                sb.append('…');
-            }
+            appendStart(sb, content, maxChars);
         }
         return sb.toString();
+    }
+
+    /** The first {@code maxChars} characters of the message, redacted before they are cut. */
+    private static void appendStart(StringBuilder sb, ByteBuf content, int maxChars) {
+        // A UTF-8 character is at least one byte: maxChars + LOOKAHEAD bytes hold at least as
+        // many characters as are shown and looked at.
+        int bytes = (int) Math.min(content.readableBytes(), (long) maxChars + LOOKAHEAD);
+        String text = SecretRedactor.redact(content.toString(content.readerIndex(), bytes, StandardCharsets.UTF_8));
+        int shown = text.length();
+        if (shown > maxChars) {
+            shown = maxChars;
+            if (Character.isHighSurrogate(text.charAt(shown - 1))) {
+                shown--; // not half a character
+            }
+        }
+        sb.append(' ').append(text, 0, shown);
+        if (shown < text.length() || bytes < content.readableBytes()) {
+            sb.append('…');
+        }
     }
 
     @Override
