@@ -155,8 +155,8 @@ public final class RuleEngine implements FrameInterceptor {
             table = now;
             tellRulesListeners(cause, now);
         }
-        faultLog.info("rules changed ({}): {} of {} enabled{}", cause, now.all.length, now.ruleSet.rules().size(),
-                now.faultsEnabled ? "" : "; faults are off");
+        faultLog.info("rules changed ({}): {} of {} enabled{}; seed {}", cause, now.all.length,
+                now.ruleSet.rules().size(), now.faultsEnabled ? "" : "; faults are off", seed);
         return now.ruleSet;
     }
 
@@ -386,8 +386,14 @@ public final class RuleEngine implements FrameInterceptor {
                 origin = "generated; give it as the seed to repeat this run";
             }
             RuleEngine engine = new RuleEngine(this, chosen);
-            faultLog.info("chaos rules from {}: {} of {} enabled; seed {} ({})", rules.source(), engine.table.all.length,
-                    rules.rules().size(), chosen, origin);
+            if (rules.rules().isEmpty()) {
+                // A proxy without rules (they may come later, through the control API) says nothing;
+                // the seed is logged with the first change.
+                faultLog.debug("no chaos rules yet; seed {} ({})", chosen, origin);
+            } else {
+                faultLog.info("chaos rules from {}: {} of {} enabled; seed {} ({})", rules.source(),
+                        engine.table.all.length, rules.rules().size(), chosen, origin);
+            }
             return engine;
         }
     }

@@ -234,7 +234,7 @@ class StdioCliIT {
     void controlServesHealthAndTheMetricsOfTheTrafficSoFar() throws Exception {
         Run run = start("stdio", "--control", "127.0.0.1:0", "--",
                 TestPeers.java().toString(), "-jar", TestPeers.mcpChaosJar().toString(), "demo-server");
-        Pattern announced = Pattern.compile("control endpoint on (http://\\S+?)/ ");
+        Pattern announced = Pattern.compile("control API on (http://\\S+?)/ ");
         String base = await().atMost(RUN_TIMEOUT).until(() -> {
             Matcher m = announced.matcher(run.stderr());
             return m.find() ? m.group(1) : null;
