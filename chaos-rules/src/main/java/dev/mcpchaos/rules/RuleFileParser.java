@@ -57,19 +57,7 @@ final class RuleFileParser {
     }
 
     RuleSet parse(String text) {
-        JsonNode root;
-        try {
-            root = (json ? JSON : YAML).readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new RuleFileException(source, null, syntaxProblem(e));
-        }
-        if (root == null || root.isMissingNode() || root.isNull()) {
-            throw new RuleFileException(source, null, "the file is empty (expected: a mapping with a rules: list)");
-        }
-        if (!root.isObject()) {
-            throw new RuleFileException(source, null, "top level: " + Text.given(root)
-                    + " (expected: a mapping with seed and rules)");
-        }
+        JsonNode root = readTree(text, "a mapping with seed and rules");
         try {
             requireKnownKeys(root, TOP_KEYS, "");
         } catch (InvalidParameterException e) {
@@ -157,10 +145,10 @@ final class RuleFileParser {
             throw new RuleFileException(source, null, syntaxProblem(e));
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
-            throw new RuleFileException(source, null, "nothing given (expected: " + expected + ")");
+            throw new RuleFileException(source, null, "empty (expected: " + expected + ")");
         }
         if (!root.isObject()) {
-            throw new RuleFileException(source, null, Text.given(root) + " (expected: " + expected + ")");
+            throw new RuleFileException(source, null, "top level: " + Text.given(root) + " (expected: " + expected + ")");
         }
         return root;
     }

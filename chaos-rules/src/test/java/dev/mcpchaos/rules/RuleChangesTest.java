@@ -162,7 +162,7 @@ class RuleChangesTest {
         assertThatThrownBy(() -> rules.patch("slow", "{colour: red}", "PATCH"))
                 .hasMessageContaining("colour: unknown key");
         assertThatThrownBy(() -> rules.patch("slow", "[1]", "PATCH"))
-                .hasMessageContaining("[1] (expected: a mapping of the rule's keys to change");
+                .hasMessageContaining("top level: [1] (expected: a mapping of the rule's keys to change");
     }
 
     @Test

@@ -134,7 +134,7 @@ class RuleFileParserTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
-            empty file               | ""                                           | test.yaml: the file is empty (expected: a mapping with a rules: list)
+            empty file               | ""                                           | test.yaml: empty (expected: a mapping with seed and rules)
             top level is a list      | "- a"                                        | test.yaml: top level: ["a"] (expected: a mapping with seed and rules)
             unknown top-level key    | "rulez: []"                                  | test.yaml: rulez: unknown key (expected: one of seed, rules)
             seed is text             | "seed: abc\\nrules: []"                       | test.yaml: seed: 'abc' (expected: a whole number, such as 42)
