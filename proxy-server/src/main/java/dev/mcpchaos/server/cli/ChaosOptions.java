@@ -2,6 +2,7 @@ package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.live.LiveConsole;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -52,6 +53,12 @@ final class ChaosOptions {
                     + "and an invalid one is logged and ignored).")
     boolean noWatch;
 
+    @Option(names = "--quiet",
+            description = "No live view. By default, when stderr is a terminal, a compact summary (messages per "
+                    + "direction, faults per rule, the last faults) is kept up to date at the bottom of stderr, "
+                    + "with the logs printed above it. Logs still go to stderr at their level either way.")
+    boolean quiet;
+
     /** The control address when --control is not given: none for stdio, 127.0.0.1:9090 for http. */
     private String defaultControl;
 
@@ -64,10 +71,15 @@ final class ChaosOptions {
      * Gives the builder what these options say, except the rules, which the command loads where
      * it can answer a bad file with exit code 2.
      *
+     * @param live the live view, or null: it gets the meters and the faults, and {@code --events -}
+     *             is printed above it
      * @throws CommandLine.ParameterException naming the option, for a value that cannot be used
      */
-    void applyTo(ChaosBuilder<?> builder, CommandLine commandLine) {
+    void applyTo(ChaosBuilder<?> builder, CommandLine commandLine, LiveConsole live) {
         builder.watchRules(!noWatch);
+        if (live != null) {
+            live.applyTo(builder);
+        }
         if (logTraffic != null) {
             builder.logTraffic(logTraffic);
         }
@@ -75,7 +87,7 @@ final class ChaosOptions {
             builder.seed(seed);
         }
         try {
-            OutputStream out = openEvents();
+            OutputStream out = openEvents(live);
             if (out != null) {
                 builder.events(out, !events.toString().equals("-"));
             }
@@ -83,8 +95,8 @@ final class ChaosOptions {
             throw new CommandLine.ParameterException(commandLine, "--events: " + events + " cannot be opened: "
                     + e.getMessage());
         }
-        String address = control != null ? control : defaultControl;
-        if (address != null && !address.equalsIgnoreCase("off")) {
+        String address = controlAddress();
+        if (address != null) {
             String token = controlToken != null ? controlToken : System.getenv(TOKEN_VARIABLE);
             try {
                 InetSocketAddress at = HttpCommand.parseAddress("--control", address);
@@ -99,6 +111,24 @@ final class ChaosOptions {
         }
     }
 
+    /**
+     * Opens the live view on stderr, unless --quiet was given or stderr is not a terminal (then
+     * null). From then on {@code System.err} prints above the view, until it is closed.
+     */
+    LiveConsole openLiveView() {
+        if (quiet) {
+            return null;
+        }
+        // The control endpoint serves /metrics from the registry the view reads: then it must be a Prometheus one.
+        return LiveConsole.openIfStderrIsTerminal(controlAddress() != null);
+    }
+
+    /** Where the control API is to listen, as given (or by default); null when it is off. */
+    private String controlAddress() {
+        String address = control != null ? control : defaultControl;
+        return address == null || address.equalsIgnoreCase("off") ? null : address;
+    }
+
     /** Serves the control API on {@code address} unless --control says otherwise. */
     ChaosOptions controlByDefault(String address) {
         this.defaultControl = address;
@@ -106,12 +136,13 @@ final class ChaosOptions {
     }
 
     /** Opens the event log's destination; null when there is none. */
-    private OutputStream openEvents() throws IOException {
+    private OutputStream openEvents(LiveConsole live) throws IOException {
         if (events == null) {
             return null;
         }
         if (events.toString().equals("-")) {
-            return new FileOutputStream(FileDescriptor.err);
+            // Straight to the file descriptor would tear the live view: above it instead.
+            return live != null ? live.stderr() : new FileOutputStream(FileDescriptor.err);
         }
         return new BufferedOutputStream(Files.newOutputStream(events,
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND));

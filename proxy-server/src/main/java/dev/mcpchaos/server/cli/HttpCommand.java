@@ -4,6 +4,7 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.live.LiveConsole;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -76,6 +77,17 @@ final class HttpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        LiveConsole live = chaos.openLiveView();
+        try {
+            return run(live);
+        } finally {
+            if (live != null) {
+                live.close(); // after the proxy: the last block shows the final numbers
+            }
+        }
+    }
+
+    private int run(LiveConsole live) throws Exception {
         HttpProxyBuilder builder;
         try {
             builder = McpChaosProxy.http(upstream)
@@ -93,7 +105,7 @@ final class HttpCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        chaos.applyTo(builder, spec.commandLine());
+        chaos.applyTo(builder, spec.commandLine(), live);
         CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {
@@ -111,6 +123,9 @@ final class HttpCommand implements Callable<Integer> {
             return 1;
         }
         try (HttpProxyBuilder.RunningHttp proxy = running) {
+            if (live != null) {
+                live.start(proxy.rules());
+            }
             for (String name : new String[] {"TERM", "INT"}) {
                 try {
                     Signal.handle(new Signal(name), s -> stop.countDown());

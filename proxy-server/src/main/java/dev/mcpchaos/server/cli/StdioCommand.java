@@ -4,6 +4,7 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.live.LiveConsole;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -68,6 +69,18 @@ final class StdioCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Before System.out is pointed at System.err, so that a stray print lands above the view too.
+        LiveConsole live = chaos.openLiveView();
+        try {
+            return run(live);
+        } finally {
+            if (live != null) {
+                live.close(); // after the proxy: the last block shows the final numbers
+            }
+        }
+    }
+
+    private int run(LiveConsole live) {
         // stdout belongs to the protocol: nothing else may print there, whatever a library does.
         System.setOut(System.err);
         McpChaosProxy.StdioBuilder builder;
@@ -88,7 +101,10 @@ final class StdioCommand implements Callable<Integer> {
         if (directory != null) {
             builder.directory(directory);
         }
-        chaos.applyTo(builder, spec.commandLine());
+        chaos.applyTo(builder, spec.commandLine(), live);
+        if (live != null) {
+            builder.serverErrorOutput(live.stderr()); // the server's log lines above the view, whole
+        }
         // Signals are caught from before the server starts: one that arrives while it starts is
         // passed on as soon as there is a server to pass it to, instead of killing the proxy alone.
         SignalRelay signals = new SignalRelay();
@@ -111,6 +127,9 @@ final class StdioCommand implements Callable<Integer> {
             return 1;
         }
         signals.attach(proxy);
+        if (live != null) {
+            live.start(proxy.rules());
+        }
         try {
             return proxy.exitCode().join();
         } finally {
