@@ -56,7 +56,8 @@ final class LiveView implements AutoCloseable {
     private boolean failed;
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
 
-    private ScheduledExecutorService timer;
+    /** Set by {@link #start}, stopped by {@link #close}, which may run on another thread. */
+    private volatile ScheduledExecutorService timer;
 
     /** Cursor to column 1, then up {@code n} lines: back to the first line of the block. */
     static String up(int n) {
@@ -196,7 +197,11 @@ final class LiveView implements AutoCloseable {
                 return;
             }
             logs.drain();
-            redraw();
+            try {
+                redraw();
+            } catch (RuntimeException e) {
+                failed = true; // the numbers cannot be read: the block drawn last stays as it is
+            }
             closed = true;
             height = 0; // the last block stays where it is: nothing above it is ever cleared again
             block = new byte[0];
@@ -254,7 +259,10 @@ final class LiveView implements AutoCloseable {
             printAbove(lines);
         }
 
-        /** Prints every line still waiting for its newline, with one. */
+        /**
+         * Prints every line still waiting for its newline, with one. For {@link #close()}: by then the
+         * proxy has stopped, so no thread is still adding to its piece.
+         */
         void drain() {
             for (var it = partial.entrySet().iterator(); it.hasNext(); ) {
                 ByteArrayOutputStream waiting = it.next().getValue();
