@@ -5,6 +5,8 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Objects;
 import java.util.Properties;
 
 /** The {@code mcp-chaos} command line. */
@@ -27,7 +29,22 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code (for tests and embedding). */
     public static int run(String... args) {
+        return execute(new CommandLine(new Main()), args);
+    }
+
+    /**
+     * Runs the command line with picocli's output and errors written to {@code out} and {@code err}
+     * instead of this process's stdout and stderr, and returns its exit code. Commands that print
+     * through picocli ({@code rules}, usage and help) honour them.
+     */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
+        cli.setOut(Objects.requireNonNull(out, "out"));
+        cli.setErr(Objects.requireNonNull(err, "err"));
+        return execute(cli, args);
+    }
+
+    private static int execute(CommandLine cli, String... args) {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("mcp-chaos: " + e.getMessage());
             return 1;
