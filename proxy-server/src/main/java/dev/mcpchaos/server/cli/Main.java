@@ -16,7 +16,7 @@ import java.util.Properties;
         description = "A chaos proxy for MCP (Model Context Protocol) traffic: it sits between an MCP client "
                 + "and server and breaks single JSON-RPC messages on purpose, reproducibly.",
         subcommands = {StdioCommand.class, HttpCommand.class, DemoCommand.class, DemoServerCommand.class, ValidateCommand.class,
-                CommandLine.HelpCommand.class})
+                RulesCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
