@@ -182,7 +182,7 @@ final class RulesCommand implements Runnable {
     }
 
     @Command(name = "disable", description = "Switch rules off, in turn; stops at the first the proxy refuses. "
-            + "A disabled rule keeps its place and counters.")
+            + "A disabled rule keeps its place; like any changed rule, it counts afresh when switched on again.")
     int disable(@Parameters(paramLabel = "NAME", arity = "1..*") List<String> names) {
         return each(names, (client, name) -> {
             client.send("PATCH", "/rules/" + ControlClient.segment(name), "{\"enabled\":false}", "application/json");
