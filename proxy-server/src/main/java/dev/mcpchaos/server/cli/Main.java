@@ -54,7 +54,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, http, demo or demo-server");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, http, demo, demo-server, validate or rules");
     }
 
     /** The version from the build. */
