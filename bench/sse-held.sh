@@ -19,7 +19,7 @@ CONNECT_RATE=${CONNECT_RATE:-500}
 HOLD=${HOLD:-20}
 [ "$HOLD" -ge 10 ] || { echo "HOLD must be at least 10 s: the measurement runs while the streams are held" >&2; exit 2; }
 THREADS=${THREADS:-$(nproc)}
-BASE_PORT=${BASE_PORT:-39580}
+BASE_PORT=${BASE_PORT:-19580}  # below the ephemeral range (32768+), which client sockets take
 UPSTREAM_PORT=$BASE_PORT; PROXY_PORT=$((BASE_PORT + 1))
 
 want=$((2 * SESSIONS + 1000))

@@ -18,7 +18,7 @@ SMALL_EVENTS=${SMALL_EVENTS:-200000}
 LARGE_EVENTS=${LARGE_EVENTS:-2000}
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-$(nproc)}
-BASE_PORT=${BASE_PORT:-39480}
+BASE_PORT=${BASE_PORT:-19480}  # below the ephemeral range (32768+), which client sockets take
 UPSTREAM_PORT=$BASE_PORT; PROXY_PORT=$((BASE_PORT + 1)); NGINX_PROXY_PORT=$((BASE_PORT + 2))
 work="$(mktemp -d)"
 cleanup() {
