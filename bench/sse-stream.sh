@@ -72,7 +72,7 @@ fetch() { # $1 port, $2 events, $3 size -> "seconds bytes"
 }
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $THREADS threads per proxy"
 # Warm-up: let the JVMs compile their hot paths.
-for t in $targets; do fetch "${t##*:}" 50000 120 > /dev/null; fetch "${t##*:}" 500 65536 > /dev/null; done
+for t in $targets; do fetch "${t##*:}" 200000 120 > /dev/null; fetch "${t##*:}" 500 65536 > /dev/null; done
 for spec in "$SMALL_EVENTS 120" "$LARGE_EVENTS 65536"; do
   set -- $spec
   for t in $targets; do
