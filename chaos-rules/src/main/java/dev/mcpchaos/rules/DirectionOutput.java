@@ -4,6 +4,8 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The messages of one session and direction that the engine is working on, in arrival order.
@@ -17,6 +19,9 @@ final class DirectionOutput {
     private final ArrayDeque<MessageFlow> flows = new ArrayDeque<>();
     private boolean draining;
     private boolean drainAgain;
+    /** Messages that left the line ({@link MessageFlow#detach}) but have not ended yet. */
+    private int detachedOpen;
+    private List<Runnable> whenIdle;
 
     DirectionOutput(RuleEngine engine, RuleEngine.SessionState session) {
         this.engine = engine;
@@ -39,8 +44,34 @@ final class DirectionOutput {
     void remove(MessageFlow flow) {
         if (flows.remove(flow)) {
             engine.heldMessages().decrementAndGet();
+            if (!flow.isComplete()) {
+                detachedOpen++; // counted until it ends: its frames may still be on their way
+            }
         }
         drain();
+    }
+
+    /** A message that had left the line ended: everything of it has been forwarded. */
+    void detachedEnded() {
+        detachedOpen--;
+        runIfIdle();
+    }
+
+    /** Runs {@code action} as soon as no message of this direction is held: now, or later. */
+    void whenIdle(Runnable action) {
+        if (whenIdle == null) {
+            whenIdle = new ArrayList<>(1);
+        }
+        whenIdle.add(action);
+        runIfIdle();
+    }
+
+    private void runIfIdle() {
+        if (whenIdle != null && flows.isEmpty() && detachedOpen == 0) {
+            List<Runnable> actions = whenIdle;
+            whenIdle = null;
+            actions.forEach(Runnable::run);
+        }
     }
 
     /** Forwards what can leave: the frames of the messages at the front, up to the first unfinished one. */
@@ -66,5 +97,6 @@ final class DirectionOutput {
         } finally {
             draining = false;
         }
+        runIfIdle();
     }
 }

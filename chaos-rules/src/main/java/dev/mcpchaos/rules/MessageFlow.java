@@ -70,10 +70,15 @@ final class MessageFlow {
 
     /** Nothing more will leave in this message's place. */
     void end() {
-        complete = true;
-        if (!detached) {
-            out.drain();
+        if (detached) {
+            if (!complete) {
+                complete = true;
+                out.detachedEnded();
+            }
+            return;
         }
+        complete = true;
+        out.drain();
     }
 
     /** Leaves the line: later messages stop waiting for this one, and its frames go out as they come. */

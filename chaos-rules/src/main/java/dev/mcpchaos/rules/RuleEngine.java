@@ -240,6 +240,17 @@ public final class RuleEngine implements FrameInterceptor {
         out.open(ctx, frame, rules).run(first < 0 ? rules.active.length : first, frame);
     }
 
+    /** Runs {@code done} once this session's messages of {@code direction} held by faults have left. */
+    @Override
+    public void onInputEnd(InterceptorContext ctx, Direction direction, Runnable done) {
+        SessionState state = sessions.get(ctx);
+        if (state == null) {
+            done.run();
+        } else {
+            state.output(direction).whenIdle(done);
+        }
+    }
+
     Ticker ticker() {
         return ticker;
     }

@@ -87,6 +87,11 @@ final class ChainHarness implements AutoCloseable {
         chain.process(frame);
     }
 
+    /** Says no more frames come in {@code direction}; {@code then} runs when the held ones left. */
+    void endInput(Direction direction, Duration timeout, Runnable then) {
+        chain.endInput(direction, timeout, then);
+    }
+
     /**
      * Moves virtual time on by {@code by}, stopping at every deadline on the way so that a task
      * scheduled by a task runs at its own time, as it would on a real clock.

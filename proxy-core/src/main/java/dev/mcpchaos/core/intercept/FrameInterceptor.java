@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.intercept;
 
+import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 
 /**
@@ -26,4 +27,14 @@ public interface FrameInterceptor {
 
     /** Handles one frame; see the class comment for what must become of it. */
     void onFrame(InterceptorContext ctx, Frame frame);
+
+    /**
+     * No more frames will arrive in {@code direction} (a stdio peer closed its output). Run
+     * {@code done} once every frame of that direction this interceptor still holds (a delayed
+     * one) has been handed on, so the transport closes the other side only after them. Called on
+     * the executor; the default runs {@code done} at once.
+     */
+    default void onInputEnd(InterceptorContext ctx, Direction direction, Runnable done) {
+        done.run();
+    }
 }

@@ -9,8 +9,12 @@ import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs frames of one session through its interceptors, in order, and then out through the sink
@@ -103,6 +107,84 @@ public final class InterceptorChain {
         } finally {
             inBatch = false;
             flushSinks();
+        }
+    }
+
+    /**
+     * No more frames will be read in {@code direction}: runs {@code then} on the executor once
+     * every interceptor has handed on the frames of that direction it holds (a message in a
+     * latency, say), first to last, or when {@code timeout} has passed, whichever comes first.
+     * A transport calls it before closing the other side, so held messages are not cut off.
+     */
+    public void endInput(Direction direction, Duration timeout, Runnable then) {
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(then, "then");
+        if (!executor.inEventLoop()) {
+            try {
+                executor.execute(() -> endInput(direction, timeout, then));
+            } catch (RejectedExecutionException e) {
+                then.run(); // shutting down: nothing is left to wait for
+            }
+            return;
+        }
+        InputEnd once = new InputEnd(then);
+        try {
+            once.timer = executor.schedule(() -> {
+                if (!once.ran) {
+                    log.debug("{}: frames still held {} after the input ended; going on without them",
+                            direction.arrow(), timeout);
+                    once.run();
+                }
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            once.run(); // shutting down: nothing will leave any more
+            return;
+        }
+        endInputFrom(0, direction, once);
+    }
+
+    /** Runs its action once: when the interceptors are done, or at the timeout. */
+    private static final class InputEnd implements Runnable {
+        private final Runnable then;
+        private ScheduledFuture<?> timer;
+        private boolean ran;
+
+        InputEnd(Runnable then) {
+            this.then = then;
+        }
+
+        @Override
+        public void run() {
+            if (ran) {
+                return;
+            }
+            ran = true;
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            then.run();
+        }
+    }
+
+    private void endInputFrom(int index, Direction direction, Runnable then) {
+        if (index >= positions.length) {
+            then.run();
+            return;
+        }
+        Position position = positions[index];
+        Runnable next = () -> {
+            if (executor.inEventLoop()) {
+                endInputFrom(index + 1, direction, then);
+            } else {
+                executor.execute(() -> endInputFrom(index + 1, direction, then));
+            }
+        };
+        try {
+            position.interceptor.onInputEnd(position, direction, next);
+        } catch (RuntimeException e) {
+            log.error("interceptor {} failed on the end of the input; going on", position.interceptor, e);
+            next.run();
         }
     }
 

@@ -113,8 +113,9 @@ public final class StdioProxy implements AutoCloseable {
         serverDecoder = new LineFrameDecoder(Direction.SERVER_TO_CLIENT, new LineFramer(config.maxLineLength, alloc))
                 .onOversized(length -> observer.limitBreached(TransportKind.STDIO, TransportObserver.Limit.LINE_LENGTH,
                         Direction.SERVER_TO_CLIENT, length));
+        // Messages a fault still holds (a latency) reach the server before its stdin is closed.
         clientPump = new StreamPump("client-stdin", config.clientInput, clientDecoder, chain, toServer, alloc,
-                this::onClientInputEnded);
+                () -> chain.endInput(Direction.CLIENT_TO_SERVER, config.exitTimeout, this::onClientInputEnded));
         serverPump = new StreamPump("server-stdout", process.getInputStream(), serverDecoder, chain, toClient, alloc,
                 () -> serverOutputEnded.complete(null));
         stderrCopier = new Thread(this::copyServerStderr, "mcp-chaos-stderr");
@@ -258,9 +259,12 @@ public final class StdioProxy implements AutoCloseable {
                         serverPump.stop();
                         closeQuietly(process.getInputStream());
                     }
-                    clientPump.stop();
-                    toServer.closeNow();
-                    toClient.closeWhenDrained().whenComplete((x, y) -> finish(code));
+                    // What a fault still holds of the server's last messages reaches the client first.
+                    chain.endInput(Direction.SERVER_TO_CLIENT, OUTPUT_DRAIN_TIMEOUT, () -> {
+                        clientPump.stop();
+                        toServer.closeNow();
+                        toClient.closeWhenDrained().whenComplete((x, y) -> finish(code));
+                    });
                 });
     }
 
