@@ -109,14 +109,23 @@ final class ScriptedUpstream implements AutoCloseable {
             chunk(bytes, 0, bytes.length);
         }
 
+        /**
+         * One chunk, size line, data and CRLF, in a single write. Not one write each: the proxy
+         * relays an SSE event as soon as its data arrives, so a client could read it, leave, and
+         * have the proxy close this connection before the trailing CRLF was written; that write
+         * then failed (broken pipe) and the handler died before it could watch for the close.
+         */
         void chunk(byte[] bytes, int offset, int length) throws IOException {
             if (length == 0) {
                 return;
             }
-            out.write((Integer.toHexString(length) + "\r\n").getBytes(ISO_8859_1));
-            out.write(bytes, offset, length);
-            out.write('\r');
-            out.write('\n');
+            byte[] size = (Integer.toHexString(length) + "\r\n").getBytes(ISO_8859_1);
+            byte[] whole = new byte[size.length + length + 2];
+            System.arraycopy(size, 0, whole, 0, size.length);
+            System.arraycopy(bytes, offset, whole, size.length, length);
+            whole[whole.length - 2] = '\r';
+            whole[whole.length - 1] = '\n';
+            out.write(whole);
             out.flush();
         }
 
