@@ -80,6 +80,8 @@ final class Exchange implements HeaderSource {
     private SseFrameDecoder sse;
     private boolean responded;
     private boolean done;
+    /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
+    private boolean flushPending;
     private String contentTypeOverride;
     private CompositeByteBuf bodyPrefix;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
@@ -410,7 +412,8 @@ final class Exchange implements HeaderSource {
                     ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice()
                             : SseEncoder.encode(downstream.alloc(), frame.content());
                     frame.release();
-                    downstream.writeAndFlush(new DefaultHttpContent(event));
+                    downstream.write(new DefaultHttpContent(event));
+                    flushSoon();
                     break;
                 case JSON: {
                     if (!frame.isOriginal() && !isMessage(frame)) {
@@ -466,6 +469,27 @@ final class Exchange implements HeaderSource {
                     break;
             }
         });
+    }
+
+    /**
+     * Flushes the client connection once the event loop is done with what it is doing now: the
+     * events of one upstream read go out in one write instead of one system call each. An event
+     * a fault delays is flushed in its own turn of the loop, so nothing waits for the next read.
+     */
+    private void flushSoon() {
+        if (flushPending) {
+            return;
+        }
+        flushPending = true;
+        try {
+            downstream.eventLoop().execute(() -> {
+                flushPending = false;
+                downstream.flush();
+            });
+        } catch (RejectedExecutionException e) {
+            flushPending = false;
+            downstream.flush(); // shutting down: flush now rather than never
+        }
     }
 
     private void endStream() {
