@@ -106,7 +106,7 @@ CONF
 "$NGINX" -c "$work/upstream.conf"
 "$NGINX" -c "$work/nginx-proxy.conf"
 if $have_haproxy; then "$HAPROXY" -f "$work/haproxy.cfg" -D; fi
-java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http \
+java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control off \
   --listen 127.0.0.1:$PROXY_PORT --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/proxy.log" &
 proxy_pid=$!
 for _ in $(seq 1 100); do

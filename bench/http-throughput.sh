@@ -42,7 +42,7 @@ http {
 CONF
 "$NGINX" -c "$work/nginx.conf"
 
-java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" http --listen 127.0.0.1:$PROXY_PORT \
+java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" http --control off --listen 127.0.0.1:$PROXY_PORT \
   --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/proxy.log" &
 proxy_pid=$!
 for _ in $(seq 1 100); do

@@ -53,7 +53,7 @@ wait_for() { # $1 file, $2 pattern, $3 tenths of a second
 java -cp "$bench_jar" dev.mcpchaos.bench.sse.SseUpstream "$UPSTREAM_PORT" 1 2> "$work/upstream.log" &
 upstream_pid=$!
 wait_for "$work/upstream.log" "listening on" 100
-java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http \
+java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control off \
   --listen 127.0.0.1:$PROXY_PORT --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp \
   --max-connections $((SESSIONS + 100)) 2> "$work/proxy.log" &
 proxy_pid=$!
