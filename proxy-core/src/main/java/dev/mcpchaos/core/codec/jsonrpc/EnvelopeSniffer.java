@@ -409,9 +409,21 @@ public final class EnvelopeSniffer {
                 }
                 return new BigDecimal(parser.getText());
             case VALUE_NUMBER_FLOAT:
-                return new BigDecimal(parser.getText());
+                return decimal(parser.getText());
             default:
                 return null;
+        }
+    }
+
+    /**
+     * A fractional id as a BigDecimal; null (present, no value) when its exponent is beyond what
+     * a BigDecimal holds, such as {@code 1e9999999999}: well-formed JSON, so no exception.
+     */
+    private static BigDecimal decimal(String number) {
+        try {
+            return new BigDecimal(number);
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

@@ -230,6 +230,15 @@ class EnvelopeSnifferTest {
     }
 
     @Test
+    void idsBeyondBigDecimalArePresentWithoutAValue() {
+        // Well-formed JSON whose exponent no BigDecimal holds: the id is there, its value is not.
+        for (String id : new String[] {"1e9999999999", "-92233720361E400854775808", "0.5E-99999999999"}) {
+            Envelope envelope = sniff("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"m\"}");
+            assertThat(envelope).as(id).isEqualTo(Envelope.ofObject("2.0", true, null, "m", null, false, false));
+        }
+    }
+
+    @Test
     void numericAndStringIdsStayDistinct() {
         Envelope number = sniff("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
         Envelope string = sniff("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}");
