@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.async.ByteArrayFeeder;
 import dev.mcpchaos.core.frame.Envelope;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.FastThreadLocal;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -19,9 +20,15 @@ import java.util.List;
  * whether {@code result} or {@code error} is present) out of one message, in one incremental pass
  * over jackson-core's non-blocking parser. No tree is built and nothing else is kept.
  *
- * <p>Usage: {@link #sniff(ByteBuf)} for a message that is whole in memory, or {@link #feed(ByteBuf)}
- * any number of times followed by {@link #finish()} for one that arrives in pieces (an HTTP body).
- * The bytes may be split anywhere, even inside a UTF-8 sequence.
+ * <p>Usage: {@link #sniff(ByteBuf)} (or {@link #sniff(byte[], int, int)}) for a message that is
+ * whole in memory, or {@link #feed(ByteBuf)} any number of times followed by {@link #finish()} for
+ * one that arrives in pieces (an HTTP body). The bytes may be split anywhere, even inside a UTF-8
+ * sequence.
+ *
+ * <p>A whole message first goes through {@link FastEnvelopeScanner}, a hand-written pass that
+ * checks the JSON and skips what the envelope does not need without decoding it, several times
+ * faster than the parser. Whatever it is not sure of (every malformed message among others) it
+ * leaves to the parser, so both ways give the same envelope, malformed reasons included.
  *
  * <p>Malformed input is a result, never an exception: the envelope is
  * {@link dev.mcpchaos.core.frame.MessageKind#MALFORMED} with a reason. Whitespace-only input is
@@ -47,11 +54,30 @@ public final class EnvelopeSniffer {
     /** Which top-level member the next value belongs to. */
     private enum Member { NONE, JSONRPC, ID, METHOD, RESULT, ERROR, PARAMS, PARAMS_NAME }
 
-    private static final int MAX_CACHED_LENGTH = 64;
+    /**
+     * A whole message in a direct or composite buffer up to this size is copied into an array for
+     * the fast path (a copy is far cheaper than parsing); a larger one goes to the parser in 8 KiB
+     * pieces.
+     */
+    private static final int MAX_FAST_COPY = 1024 * 1024;
+
+    /**
+     * That array: one per thread, not per sniffer, because a proxy holds a sniffer per stream
+     * (thousands of SSE streams) but runs them on a few event-loop threads. It grows to the
+     * largest message copied on the thread, at most {@link #MAX_FAST_COPY}.
+     */
+    private static final FastThreadLocal<byte[]> FAST_COPY = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[8192];
+        }
+    };
 
     private JsonParser parser;
-    private final String[] textCache = new String[64];
+    private final TextCache texts = new TextCache();
+    private final FastEnvelopeScanner scanner; // null: the parser only (the reference for tests)
     private byte[] scratch = new byte[0];
+    private boolean midMessage; // something of the current message was fed
 
     // State of the message being sniffed.
     private int depth;
@@ -77,9 +103,52 @@ public final class EnvelopeSniffer {
     private boolean hasError;
     private boolean inParams;
 
-    /** Sniffs one whole message. Equivalent to {@code feed(message)} then {@code finish()}. */
+    public EnvelopeSniffer() {
+        this(true);
+    }
+
+    /** {@code fastPath} false: every message goes through the parser, as the tests' reference. */
+    EnvelopeSniffer(boolean fastPath) {
+        scanner = fastPath ? new FastEnvelopeScanner(texts) : null;
+    }
+
+    /**
+     * Sniffs one whole message. Equivalent to {@code feed(message)} then {@code finish()}. Does not
+     * change the buffer's indexes.
+     */
     public Envelope sniff(ByteBuf message) {
+        if (scanner != null && !midMessage) {
+            int length = message.readableBytes();
+            Envelope envelope = null;
+            if (message.hasArray()) {
+                int start = message.arrayOffset() + message.readerIndex();
+                envelope = scanner.scan(message.array(), start, start + length);
+            } else if (length <= MAX_FAST_COPY) {
+                byte[] copy = FAST_COPY.get();
+                if (copy.length < length) {
+                    copy = new byte[Math.min(MAX_FAST_COPY, Math.max(length, copy.length * 2))];
+                    FAST_COPY.set(copy);
+                }
+                message.getBytes(message.readerIndex(), copy, 0, length);
+                envelope = scanner.scan(copy, 0, length);
+            }
+            if (envelope != null) {
+                return envelope;
+            }
+        }
         feed(message);
+        return finish();
+    }
+
+    /** Sniffs the whole message {@code bytes[start, end)}. Equivalent to {@code feed} then {@code finish()}. */
+    public Envelope sniff(byte[] bytes, int start, int end) {
+        if (scanner != null && !midMessage) {
+            Envelope envelope = scanner.scan(bytes, start, end);
+            if (envelope != null) {
+                return envelope;
+            }
+        }
+        feed(bytes, start, end);
         return finish();
     }
 
@@ -88,6 +157,7 @@ public final class EnvelopeSniffer {
         if (failure != null || !piece.isReadable()) {
             return;
         }
+        midMessage = true;
         if (piece.hasArray()) {
             int start = piece.arrayOffset() + piece.readerIndex();
             feed(piece.array(), start, start + piece.readableBytes());
@@ -112,6 +182,7 @@ public final class EnvelopeSniffer {
         if (failure != null || start >= end) {
             return;
         }
+        midMessage = true;
         if (!sawContent) {
             sawContent = indexOfContent(bytes, start, end) >= 0;
         }
@@ -364,38 +435,9 @@ public final class EnvelopeSniffer {
         }
     }
 
-    /**
-     * The current string value, from a small cache: versions, methods and tool names repeat from
-     * one message to the next, so most messages allocate no string for them.
-     */
+    /** The current string value, from the text cache. */
     private String cachedText() throws IOException {
-        char[] chars = parser.getTextCharacters();
-        int offset = parser.getTextOffset();
-        int length = parser.getTextLength();
-        if (length > MAX_CACHED_LENGTH) {
-            return new String(chars, offset, length);
-        }
-        int hash = 0;
-        for (int i = offset, end = offset + length; i < end; i++) {
-            hash = 31 * hash + chars[i];
-        }
-        int slot = (hash ^ (hash >>> 16)) & (textCache.length - 1);
-        String cached = textCache[slot];
-        if (cached != null && cached.length() == length && sameChars(cached, chars, offset)) {
-            return cached;
-        }
-        String text = new String(chars, offset, length);
-        textCache[slot] = text;
-        return text;
-    }
-
-    private static boolean sameChars(String text, char[] chars, int offset) {
-        for (int i = 0, n = text.length(); i < n; i++) {
-            if (text.charAt(i) != chars[offset + i]) {
-                return false;
-            }
-        }
-        return true;
+        return texts.of(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
     }
 
     private Object idValue(JsonToken token) throws IOException {
@@ -481,6 +523,7 @@ public final class EnvelopeSniffer {
         if (started && !complete) {
             discardParser();
         }
+        midMessage = false;
         depth = 0;
         started = false;
         complete = false;

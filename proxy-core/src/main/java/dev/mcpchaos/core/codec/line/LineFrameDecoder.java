@@ -86,8 +86,7 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
                 Envelope envelope;
                 if (line.hasArray()) {
                     int start = line.arrayOffset() + line.readerIndex();
-                    sniffer.feed(line.array(), start, start + contentLength);
-                    envelope = sniffer.finish();
+                    envelope = sniffer.sniff(line.array(), start, start + contentLength);
                 } else {
                     envelope = sniffer.sniff(line.slice(line.readerIndex(), contentLength));
                 }
