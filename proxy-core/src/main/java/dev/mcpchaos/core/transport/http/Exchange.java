@@ -531,6 +531,7 @@ final class Exchange implements HeaderSource {
     private void cutClient() {
         if (!done) {
             done = true;
+            releaseSse();
             downstream.close();
         }
     }
@@ -569,12 +570,21 @@ final class Exchange implements HeaderSource {
             responseBody.release();
             responseBody = null;
         }
-        if (sse != null) {
-            sse.finish(Frame::release);
-        }
+        releaseSse();
         if (bodyPrefix != null) {
             bodyPrefix.release();
             bodyPrefix = null;
+        }
+    }
+
+    /**
+     * Lets go of a partly gathered SSE event: every way an exchange ends goes through here, so
+     * an event the upstream cut off (a close mid-event) is not left holding its buffer.
+     * Finishing twice is harmless.
+     */
+    private void releaseSse() {
+        if (sse != null) {
+            sse.finish(Frame::release);
         }
     }
 
@@ -669,6 +679,7 @@ final class Exchange implements HeaderSource {
         if (responseTimeout != null) {
             responseTimeout.cancel(false);
         }
+        releaseSse();
         if (bodyPrefix != null) {
             bodyPrefix.release();
             bodyPrefix = null;
