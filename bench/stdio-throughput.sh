@@ -37,17 +37,25 @@ run_case() { # $1 count, $2 size
   t6=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- cat < "$file" > "$work/out-both"; t7=$(date +%s.%N)
   cmp -s "$file" "$work/out-s2c" || { echo "s->c output differs from input for size $2" >&2; exit 1; }
   cmp -s "$file" "$work/out-both" || { echo "echoed output differs from input for size $2" >&2; exit 1; }
-  python3 - "$1" "$2" "$bytes" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$t7" <<'PY'
+  python3 - "$1" "$2" "$bytes" "$idle" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$t7" <<'PY'
 import sys
-n, size, b = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-t = [float(x) for x in sys.argv[4:]]
+n, size, b, idle = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+t = [float(x) for x in sys.argv[5:]]
 cat = t[1] - t[0]
 for label, d in (("c->s", t[3] - t[2]), ("s->c", t[5] - t[4]), ("both", t[7] - t[6])):
+    # Without the start-up and exit of an idle run: an estimate of the steady rate.
+    steady = n / (d - idle) if d > idle else float("nan")
     print(f"{size:>5} B x {n:>8} {label}: mcp-chaos {n/d:>10,.0f} msg/s {b/d/1e6:>7.1f} MB/s "
-          f"(per direction) | cat pipe {n/cat:>12,.0f} msg/s {b/cat/1e6:>8.1f} MB/s | ratio {cat/d:.3f}")
+          f"(per direction; ~{steady:,.0f} msg/s {steady*b/n/1e6:,.1f} MB/s without start-up) "
+          f"| cat pipe {n/cat:>12,.0f} msg/s {b/cat/1e6:>8.1f} MB/s | ratio {cat/d:.3f}")
 PY
 }
 
 echo "machine: $(nproc) cores, $(java -version 2>&1 | head -1)"
+# A run with no traffic (the server exits at once): the JVM's start-up and the proxy's exit,
+# which the timed runs include; subtracted for the "without start-up" estimate.
+i0=$(date +%s.%N); java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" stdio -- true < /dev/null > /dev/null 2>&1; i1=$(date +%s.%N)
+idle=$(python3 -c "print($i1 - $i0)")
+echo "start-up and exit with no traffic: ${idle:0:5} s"
 run_case "${COUNT_100:-1000000}" 100
 run_case "${COUNT_1K:-300000}" 1024
