@@ -1,26 +1,20 @@
 package dev.mcpchaos.server;
 
-import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
-import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
-import dev.mcpchaos.rules.RuleSet;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 
 /** Configures an HTTP proxy; made by {@link McpChaosProxy#http(URI)}. */
-public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
+public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilder> {
 
     private final HttpProxy.Builder delegate;
-    private final InterceptorSetup interceptors = new InterceptorSetup();
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
@@ -83,96 +77,6 @@ public final class HttpProxyBuilder implements ChaosBuilder<HttpProxyBuilder> {
     /** Time an idle client connection is kept; default 5 min. */
     public HttpProxyBuilder idleTimeout(Duration timeout) {
         delegate.idleTimeout(timeout);
-        return this;
-    }
-
-    /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
-    @Override
-    public HttpProxyBuilder logTraffic(int maxChars) {
-        interceptors.logTraffic(maxChars);
-        return this;
-    }
-
-    /**
-     * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}).
-     *
-     * @throws RuleFileException when the file cannot be read or is not valid
-     */
-    @Override
-    public HttpProxyBuilder rules(Path file) {
-        interceptors.rules(file);
-        return this;
-    }
-
-    /** Applies these chaos rules. */
-    @Override
-    public HttpProxyBuilder rules(RuleSet rules) {
-        interceptors.rules(rules);
-        return this;
-    }
-
-    /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
-    @Override
-    public HttpProxyBuilder seed(long seed) {
-        interceptors.seed(seed);
-        return this;
-    }
-
-    /** Told about every fault the rules inject (on the proxy's chain executor: do not block). */
-    @Override
-    public HttpProxyBuilder faultListener(FaultListener listener) {
-        interceptors.faultListener(listener);
-        return this;
-    }
-
-    /** Adds an interceptor after the built-in ones. */
-    @Override
-    public HttpProxyBuilder interceptor(FrameInterceptor interceptor) {
-        interceptors.interceptor(interceptor);
-        return this;
-    }
-
-    /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
-    @Override
-    public HttpProxyBuilder metrics(MeterRegistry registry) {
-        interceptors.metrics(registry);
-        return this;
-    }
-
-    /**
-     * Writes the event log (one JSON line per injected fault, session start and end, parse error,
-     * limit breach and upstream failure; never a message's content) to {@code out}; default: none.
-     *
-     * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
-     */
-    @Override
-    public HttpProxyBuilder events(OutputStream out, boolean closeOut) {
-        interceptors.events(out, closeOut);
-        return this;
-    }
-
-    /**
-     * Serves {@code GET /health} and {@code GET /metrics} on {@code address} (port 0: any free
-     * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
-     * one, a Prometheus registry with the JVM and Netty meters is made.
-     */
-    @Override
-    public HttpProxyBuilder control(InetSocketAddress address) {
-        interceptors.control(address);
-        return this;
-    }
-
-    /** {@inheritDoc} */
-    @Override
-    public HttpProxyBuilder watchRules(boolean watch) {
-        interceptors.watchRules(watch);
-        return this;
-    }
-
-    /** {@inheritDoc} */
-    @Override
-    public HttpProxyBuilder controlToken(String token) {
-        interceptors.controlToken(token);
         return this;
     }
 

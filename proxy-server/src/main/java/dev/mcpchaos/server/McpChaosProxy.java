@@ -1,14 +1,10 @@
 package dev.mcpchaos.server;
 
-import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
-import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
-import dev.mcpchaos.rules.RuleSet;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -76,9 +72,8 @@ public final class McpChaosProxy {
     }
 
     /** Configures a stdio proxy. */
-    public static final class StdioBuilder implements ChaosBuilder<StdioBuilder> {
+    public static final class StdioBuilder extends AbstractChaosBuilder<StdioBuilder> {
         private final StdioProxy.Builder delegate;
-        private final InterceptorSetup interceptors = new InterceptorSetup();
 
         private StdioBuilder(List<String> command) {
             this.delegate = StdioProxy.builder(command);
@@ -135,98 +130,6 @@ public final class McpChaosProxy {
         /** Logs every message on stderr, showing up to 200 characters of each. */
         public StdioBuilder logTraffic(boolean enabled) {
             return logTraffic(enabled ? 200 : -1);
-        }
-
-        /** Logs every message on stderr, showing up to {@code maxChars} of each (0: none); -1 turns it off. */
-        @Override
-        public StdioBuilder logTraffic(int maxChars) {
-            interceptors.logTraffic(maxChars);
-            return this;
-        }
-
-        /** Adds an interceptor after the built-in ones. */
-        @Override
-        public StdioBuilder interceptor(FrameInterceptor interceptor) {
-            interceptors.interceptor(interceptor);
-            return this;
-        }
-
-        /**
-         * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}).
-         *
-         * @throws RuleFileException when the file cannot be read or is not valid; its message
-         *                           names the file, the rule and the field
-         */
-        @Override
-        public StdioBuilder rules(Path file) {
-            interceptors.rules(file);
-            return this;
-        }
-
-        /** Applies these chaos rules. */
-        @Override
-        public StdioBuilder rules(RuleSet rules) {
-            interceptors.rules(rules);
-            return this;
-        }
-
-        /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
-        @Override
-        public StdioBuilder seed(long seed) {
-            interceptors.seed(seed);
-            return this;
-        }
-
-        /** Told about every fault the rules inject (on the proxy's event loop: do not block). */
-        @Override
-        public StdioBuilder faultListener(FaultListener listener) {
-            interceptors.faultListener(listener);
-            return this;
-        }
-
-        /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
-        @Override
-        public StdioBuilder metrics(MeterRegistry registry) {
-            interceptors.metrics(registry);
-            return this;
-        }
-
-        /**
-         * Writes the event log (one JSON line per injected fault, session start and end, parse error,
-         * limit breach and upstream failure; never a message's content) to {@code out}; default: none.
-         *
-         * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
-         */
-        @Override
-        public StdioBuilder events(OutputStream out, boolean closeOut) {
-            interceptors.events(out, closeOut);
-            return this;
-        }
-
-        /**
-         * Serves {@code GET /health} and {@code GET /metrics} on {@code address} (port 0: any free
-         * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
-         * one, a Prometheus registry with the JVM and Netty meters is made. Stopped by
-         * {@link Running#close()}, so it can still be scraped after the server exited.
-         */
-        @Override
-        public StdioBuilder control(InetSocketAddress address) {
-            interceptors.control(address);
-            return this;
-        }
-
-        /** {@inheritDoc} */
-        @Override
-        public StdioBuilder watchRules(boolean watch) {
-            interceptors.watchRules(watch);
-            return this;
-        }
-
-        /** {@inheritDoc} */
-        @Override
-        public StdioBuilder controlToken(String token) {
-            interceptors.controlToken(token);
-            return this;
         }
 
         /**

@@ -1,0 +1,125 @@
+package dev.mcpchaos.server;
+
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.rules.RuleSet;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * What both proxy builders share: the {@link ChaosBuilder} settings, kept in one
+ * {@link InterceptorSetup} that the transport's builder applies when it starts. Only the builders
+ * of this package extend it.
+ *
+ * @param <B> the builder itself, so calls chain
+ */
+public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> implements ChaosBuilder<B> {
+
+    final InterceptorSetup interceptors = new InterceptorSetup();
+
+    AbstractChaosBuilder() {
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+
+    /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
+    @Override
+    public B logTraffic(int maxChars) {
+        interceptors.logTraffic(maxChars);
+        return self();
+    }
+
+    /** Adds an interceptor after the built-in ones. */
+    @Override
+    public B interceptor(FrameInterceptor interceptor) {
+        interceptors.interceptor(interceptor);
+        return self();
+    }
+
+    /**
+     * Applies the chaos rules of a rule file (YAML, or JSON for {@code .json}), loaded now, and
+     * watched while the proxy runs unless {@link #watchRules watchRules(false)}.
+     *
+     * @throws RuleFileException when the file cannot be read or is not valid; its message names
+     *                           the file, the rule and the field
+     */
+    @Override
+    public B rules(Path file) {
+        interceptors.rules(file);
+        return self();
+    }
+
+    /** Applies these chaos rules. */
+    @Override
+    public B rules(RuleSet rules) {
+        interceptors.rules(rules);
+        return self();
+    }
+
+    /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
+    @Override
+    public B seed(long seed) {
+        interceptors.seed(seed);
+        return self();
+    }
+
+    /** Told about every fault the rules inject, on the session's executor: do not block. */
+    @Override
+    public B faultListener(FaultListener listener) {
+        interceptors.faultListener(listener);
+        return self();
+    }
+
+    /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
+    @Override
+    public B metrics(MeterRegistry registry) {
+        interceptors.metrics(registry);
+        return self();
+    }
+
+    /**
+     * Writes the event log (one JSON line per injected fault, session start and end, parse error,
+     * limit breach, upstream failure and rule change; never a message's content) to {@code out};
+     * default: none.
+     *
+     * @param closeOut whether closing the proxy closes {@code out} (a file: yes; stderr: no)
+     */
+    @Override
+    public B events(OutputStream out, boolean closeOut) {
+        interceptors.events(out, closeOut);
+        return self();
+    }
+
+    /**
+     * Serves the control API (see {@code docs/control-api.md}) on {@code address} (port 0: any
+     * free port); default: off. The {@link #metrics} registry must then be a Prometheus one;
+     * without one, a Prometheus registry with the JVM and Netty meters is made. Beyond loopback
+     * it needs a {@link #controlToken token}. Stopped when the proxy is closed.
+     */
+    @Override
+    public B control(InetSocketAddress address) {
+        interceptors.control(address);
+        return self();
+    }
+
+    /** Whether to reload the {@link #rules(Path) rule file} when it changes; default true. */
+    @Override
+    public B watchRules(boolean watch) {
+        interceptors.watchRules(watch);
+        return self();
+    }
+
+    /** The bearer token the control API asks of every request but {@code GET /health}; default: none. */
+    @Override
+    public B controlToken(String token) {
+        interceptors.controlToken(token);
+        return self();
+    }
+}
