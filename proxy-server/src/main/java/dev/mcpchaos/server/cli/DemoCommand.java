@@ -40,7 +40,6 @@ import java.util.concurrent.TimeUnit;
                 + "beside what the client experienced. Every message is logged on stderr."})
 final class DemoCommand implements Callable<Integer> {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String PROFILE = "/dev/mcpchaos/server/demo-rules.yaml";
     /** How long the scripted client waits for an answer, as a real client's request timeout. */
     private static final long TIMEOUT_MILLIS = 2000;
@@ -82,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
                     + "on stderr");
             out.println(noChaos ? "demo: no chaos profile" : "demo: chaos profile " + PROFILE.substring(1)
                     + " with seed " + runSeed);
-            ObjectNode init = JSON.createObjectNode();
+            ObjectNode init = Json.MAPPER.createObjectNode();
             init.put("protocolVersion", "2025-11-25");
             init.putObject("capabilities");
             init.putObject("clientInfo").put("name", "mcp-chaos-demo-client").put("version", Main.version());
@@ -92,23 +91,23 @@ final class DemoCommand implements Callable<Integer> {
             send(requests, message(null, "notifications/initialized", null));
 
             List<String> names = new ArrayList<>();
-            required(call(requests, "tools/list", JSON.createObjectNode(), START_TIMEOUT_MILLIS), "tools/list")
+            required(call(requests, "tools/list", Json.MAPPER.createObjectNode(), START_TIMEOUT_MILLIS), "tools/list")
                     .path("tools")
                     .forEach(t -> names.add(t.path("name").asText()));
             out.println("demo: tools: " + String.join(", ", names));
 
-            ObjectNode hello = JSON.createObjectNode().put("text", "hello through mcp-chaos");
+            ObjectNode hello = Json.MAPPER.createObjectNode().put("text", "hello through mcp-chaos");
             report("echo", callTool(requests, "echo", hello, false));
             report("echo again", callTool(requests, "echo", hello, false));
-            ObjectNode sum = JSON.createObjectNode().put("a", 2).put("b", 3);
+            ObjectNode sum = Json.MAPPER.createObjectNode().put("a", 2).put("b", 3);
             report("add 2 + 3", callTool(requests, "add", sum, false));
             report("add 2 + 3 again", callTool(requests, "add", sum, false));
-            report("slow 600 ms with progress", callTool(requests, "slow", JSON.createObjectNode().put("ms", 600), true));
-            ObjectNode large = JSON.createObjectNode().put("bytes", 100_000);
+            report("slow 600 ms with progress", callTool(requests, "slow", Json.MAPPER.createObjectNode().put("ms", 600), true));
+            ObjectNode large = Json.MAPPER.createObjectNode().put("bytes", 100_000);
             report("large 100000 bytes", callTool(requests, "large", large, false));
             report("large again", callTool(requests, "large", large, false));
-            report("ping", call(requests, "ping", JSON.createObjectNode(), TIMEOUT_MILLIS));
-            report("ping again", call(requests, "ping", JSON.createObjectNode(), TIMEOUT_MILLIS));
+            report("ping", call(requests, "ping", Json.MAPPER.createObjectNode(), TIMEOUT_MILLIS));
+            report("ping again", call(requests, "ping", Json.MAPPER.createObjectNode(), TIMEOUT_MILLIS));
         } finally {
             // Closing our side ends the proxy's stdin: it closes the server's, which then exits.
             code = proxy.exitCode().get(20, TimeUnit.SECONDS);
@@ -166,7 +165,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private Outcome callTool(OutputStream requests, String tool, JsonNode arguments, boolean withProgress)
             throws IOException, InterruptedException {
-        ObjectNode params = JSON.createObjectNode();
+        ObjectNode params = Json.MAPPER.createObjectNode();
         params.put("name", tool);
         params.set("arguments", arguments);
         if (withProgress) {
@@ -216,10 +215,10 @@ final class DemoCommand implements Callable<Integer> {
             try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                     try {
-                        inbox.add(JSON.readTree(line));
+                        inbox.add(Json.MAPPER.readTree(line));
                     } catch (IOException e) {
                         String start = line.length() > 60 ? line.substring(0, 60) + "…" : line;
-                        inbox.add(JSON.createObjectNode().put("unparsable", start));
+                        inbox.add(Json.MAPPER.createObjectNode().put("unparsable", start));
                     }
                 }
             } catch (IOException e) {
@@ -232,7 +231,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static ObjectNode message(Integer id, String method, JsonNode params) {
-        ObjectNode message = JSON.createObjectNode();
+        ObjectNode message = Json.MAPPER.createObjectNode();
         message.put("jsonrpc", "2.0");
         if (id != null) {
             message.put("id", id);
@@ -245,7 +244,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static void send(OutputStream requests, JsonNode message) throws IOException {
-        requests.write(JSON.writeValueAsBytes(message));
+        requests.write(Json.MAPPER.writeValueAsBytes(message));
         requests.write('\n');
         requests.flush();
     }
@@ -268,5 +267,13 @@ final class DemoCommand implements Callable<Integer> {
         String java = ProcessHandle.current().info().command().orElse("java");
         return List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "demo-server");
+    }
+
+    /**
+     * Made on first use, not when picocli instantiates the command (it instantiates every
+     * subcommand at start): jackson-databind's classes cost every other command's start-up.
+     */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 }

@@ -53,7 +53,6 @@ import java.util.Map;
             "", "Exit codes: 0 done, 1 refused by the proxy or no answer from it, 2 usage."})
 final class RulesCommand implements Runnable {
 
-    private static final ObjectMapper YAML = YAMLMapper.builder().build();
     /** How often {@code events --follow} asks for new events: quick enough to watch, cheap for the proxy. */
     private static final Duration FOLLOW_INTERVAL = Duration.ofMillis(500);
 
@@ -427,7 +426,7 @@ final class RulesCommand implements Runnable {
     /** {@code text} as YAML (JSON is YAML too), or null when it is not: the proxy will say why. */
     private static JsonNode yamlOrNull(String text) {
         try {
-            return YAML.readTree(text);
+            return Yaml.MAPPER.readTree(text);
         } catch (IOException e) {
             return null;
         }
@@ -477,7 +476,7 @@ final class RulesCommand implements Runnable {
     private JsonNode scalar(String value) {
         boolean flow = value.startsWith("{") || value.startsWith("[");
         try {
-            JsonNode node = YAML.readTree(value);
+            JsonNode node = Yaml.MAPPER.readTree(value);
             if (node != null && !node.isMissingNode() && (flow || node.isValueNode())) {
                 return node;
             }
@@ -577,5 +576,10 @@ final class RulesCommand implements Runnable {
 
     private PrintWriter err() {
         return spec.commandLine().getErr();
+    }
+
+    /** Made on first use, not when picocli instantiates every subcommand at start (see DemoCommand.Json). */
+    private static final class Yaml {
+        static final ObjectMapper MAPPER = YAMLMapper.builder().build();
     }
 }
