@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,7 +35,7 @@ class RuleCliTest {
         Files.writeString(rules, rulesYaml);
         Path marker = dir.resolve("server-started");
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dlogback.configurationFile=" + mainLogbackConfig(), "-cp", classPath(), Main.class.getName(), "stdio",
+                "-cp", classPathWithoutTestLogging(), Main.class.getName(), "stdio",
                 "--rules", rules.toString()));
         command.addAll(List.of(extra));
         command.addAll(List.of("--", "sh", "-c", "touch '" + marker + "'; exit 3"));
@@ -99,12 +98,20 @@ class RuleCliTest {
         return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
     }
 
-    /** The proxy's own logging configuration (INFO to stderr), not the tests' (WARN). */
-    private static String mainLogbackConfig() {
-        try {
-            return Path.of(Main.class.getResource("/logback.xml").toURI()).toString();
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
+    /**
+     * The class path without the entries that hold the tests' logback-test.xml (proxy-core's test
+     * classes), so that the child logs as the proxy does (INFO to stderr), not as the tests (WARN).
+     */
+    private static String classPathWithoutTestLogging() {
+        StringBuilder kept = new StringBuilder();
+        for (String entry : classPath().split(java.io.File.pathSeparator)) {
+            Path path = Path.of(entry);
+            boolean testLogging = Files.isDirectory(path) ? Files.exists(path.resolve("logback-test.xml"))
+                    : entry.endsWith("-tests.jar");
+            if (!testLogging) {
+                kept.append(kept.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
+            }
         }
+        return kept.toString();
     }
 }

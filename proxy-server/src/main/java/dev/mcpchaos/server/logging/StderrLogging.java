@@ -1,0 +1,68 @@
+package dev.mcpchaos.server.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ConfiguratorRank;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.spi.ContextAwareBase;
+import ch.qos.logback.core.status.NopStatusListener;
+
+/**
+ * The proxy's logging, set up in code (found by logback through {@code ServiceLoader}): every line
+ * to stderr, because in stdio mode stdout carries the protocol; INFO, or the level in the
+ * {@code MCP_CHAOS_LOG_LEVEL} environment variable; Netty at WARN.
+ *
+ * <p>In code rather than a {@code logback.xml} because reading XML made start-up load about 600
+ * classes (logback's Joran and the JDK's XML parser) on every run. A configuration of one's own
+ * still wins: {@code -Dlogback.configurationFile=...}, or a {@code logback-test.xml} on the class
+ * path (the tests'), make this step aside.
+ *
+ * <p>The appender's target is {@code System.err} looked up on every write, not the file
+ * descriptor: the live view ({@code dev.mcpchaos.server.live}) points {@code System.err} at a
+ * stream that prints above its block.
+ */
+@ConfiguratorRank(ConfiguratorRank.CUSTOM_HIGH_PRIORITY)
+public final class StderrLogging extends ContextAwareBase implements Configurator {
+
+    /** The environment variable that sets the level (TRACE, DEBUG, INFO, WARN, ERROR, OFF). */
+    public static final String LEVEL_VARIABLE = "MCP_CHAOS_LOG_LEVEL";
+    /** The layout of a line: {@code 12:00:01.234 mcp-chaos INFO  faults: ...}. */
+    public static final String PATTERN = "%d{HH:mm:ss.SSS} mcp-chaos %-5level %logger{0}: %msg%n";
+
+    /** For {@code ServiceLoader}. */
+    public StderrLogging() {
+    }
+
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        if (System.getProperty("logback.configurationFile") != null
+                || StderrLogging.class.getClassLoader().getResource("logback-test.xml") != null) {
+            return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+        }
+        // Logback prints its own status on stdout when something goes wrong: never in stdio mode.
+        NopStatusListener quiet = new NopStatusListener();
+        context.getStatusManager().add(quiet);
+
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern(PATTERN);
+        encoder.start();
+
+        ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
+        stderr.setContext(context);
+        stderr.setName("STDERR");
+        stderr.setTarget("System.err");
+        stderr.setEncoder(encoder);
+        stderr.start();
+
+        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.toLevel(System.getenv(LEVEL_VARIABLE), Level.INFO));
+        root.addAppender(stderr);
+        context.getLogger("io.netty").setLevel(Level.WARN);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+}
