@@ -3,6 +3,8 @@ package dev.mcpchaos.server.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.testing.CatProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,7 +55,7 @@ class RulesCommandTest {
 
     @TempDir
     Path dir;
-    private ControlledCat cat;
+    private CatProxy cat;
 
     @AfterEach
     void close() {
@@ -98,8 +100,18 @@ class RulesCommandTest {
         }
     }
 
-    private ControlledCat start(String rules, String token) throws Exception {
-        cat = new ControlledCat(rules, token);
+    /** A proxy whose server is cat, with these rules (YAML; null for none) and token (null for none), seed 7. */
+    private CatProxy start(String rules, String token) throws Exception {
+        cat = new CatProxy(b -> {
+            b.control(new InetSocketAddress("127.0.0.1", 0)).seed(7);
+            if (rules != null) {
+                b.rules(RuleSet.parse(rules, "start.yaml"));
+            }
+            if (token != null) {
+                b.controlToken(token);
+            }
+            return b;
+        });
         return cat;
     }
 
@@ -129,8 +141,8 @@ class RulesCommandTest {
     @Test
     void listShowsEachRuleWithWhatItMatchesWhenItFiresAndItsCounters() throws Exception {
         start(TWO_RULES, null);
-        cat.send(ControlledCat.call(1, "x"));
-        cat.send(ControlledCat.call(2, "y"));
+        cat.send(CatProxy.call(1, "x"));
+        cat.send(CatProxy.call(2, "y"));
         await().until(() -> cat.received.size() == 1 && injected() == 1);
 
         Run list = rules("list");
@@ -173,12 +185,12 @@ class RulesCommandTest {
         assertThat(ruleNames()).containsExactly("drop-x", "dup-y");
 
         // The rules are in force: x is dropped, y comes back twice.
-        cat.send(ControlledCat.call(1, "x"));
-        cat.send(ControlledCat.call(2, "y"));
-        cat.send(ControlledCat.call(3, "z"));
+        cat.send(CatProxy.call(1, "x"));
+        cat.send(CatProxy.call(2, "y"));
+        cat.send(CatProxy.call(3, "z"));
         await().until(() -> cat.received.size() == 3);
-        assertThat(cat.received).containsExactly(ControlledCat.call(2, "y"), ControlledCat.call(2, "y"),
-                ControlledCat.call(3, "z"));
+        assertThat(cat.received).containsExactly(CatProxy.call(2, "y"), CatProxy.call(2, "y"),
+                CatProxy.call(3, "z"));
 
         Run taken = rules("add", yaml.toString());
         assertThat(taken.code()).isEqualTo(1);
@@ -262,7 +274,7 @@ class RulesCommandTest {
         assertThat(rule("slow-y").path("enabled").asBoolean(false)).isTrue();
 
         // drop-x is off: x now passes.
-        cat.send(ControlledCat.call(1, "x"));
+        cat.send(CatProxy.call(1, "x"));
         await().until(() -> cat.received.size() == 1);
 
         Run unknown = rules("rm", "nope");
@@ -334,7 +346,7 @@ class RulesCommandTest {
         assertThat(off.code()).isZero();
         assertThat(off.out()).isEqualTo("faults off: no rule injects anything until 'mcp-chaos rules on'\n");
         assertThat(rules("off").out()).isEqualTo("faults were already off\n");
-        cat.send(ControlledCat.call(1, "x"));
+        cat.send(CatProxy.call(1, "x"));
         await().until(() -> cat.received.size() == 1);
 
         Run status = rules("status");
@@ -355,10 +367,10 @@ class RulesCommandTest {
         assertThat(on.code()).isZero();
         assertThat(on.out()).isEqualTo("faults on\n");
         assertThat(rules("on").out()).isEqualTo("faults were already on\n");
-        cat.send(ControlledCat.call(2, "x"));
-        cat.send(ControlledCat.call(3, "z"));
+        cat.send(CatProxy.call(2, "x"));
+        cat.send(CatProxy.call(3, "z"));
         await().until(() -> cat.received.size() == 2);
-        assertThat(cat.received).containsExactly(ControlledCat.call(1, "x"), ControlledCat.call(3, "z"));
+        assertThat(cat.received).containsExactly(CatProxy.call(1, "x"), CatProxy.call(3, "z"));
         assertThat(rules("status").out()).contains("faults:     on\n").contains("injected:   1\n");
         assertThat(rules("status", "--json").json().path("faults_injected").asLong()).isEqualTo(1);
     }
@@ -366,7 +378,7 @@ class RulesCommandTest {
     @Test
     void eventsArePrintedAsJsonLinesFromASequenceNumber() throws Exception {
         start(TWO_RULES, null);
-        cat.send(ControlledCat.call(1, "x"));
+        cat.send(CatProxy.call(1, "x"));
         await().until(() -> injected() == 1);
 
         Run all = rules("events");
@@ -397,8 +409,8 @@ class RulesCommandTest {
         follower.start();
         await().until(() -> out.toString().contains("\"session_started\""));
 
-        cat.send(ControlledCat.call(1, "x"));
-        cat.send(ControlledCat.call(2, "x"));
+        cat.send(CatProxy.call(1, "x"));
+        cat.send(CatProxy.call(2, "x"));
         await().until(() -> out.toString().split("\"event\":\"fault\"", -1).length == 3);
         follower.join(30_000);
         assertThat(follower.isAlive()).isFalse();

@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.control;
 
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.testing.CatProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -11,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A stdio client that writes its last requests and closes its stdin at once (a script, a test)
  * still gets them to the server when a fault holds them: the proxy closes the server's stdin only
- * after the held messages left. (Lives beside {@link CatProxy}, which it uses.)
+ * after the held messages left.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HeldMessagesAtTheEndTest {

@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.control;
+package dev.mcpchaos.server.testing;
 
 import dev.mcpchaos.server.McpChaosProxy;
 
@@ -28,22 +28,23 @@ import java.util.function.UnaryOperator;
 /**
  * A stdio proxy whose server is {@code cat}: every message that reaches the server comes back to
  * the client, so what the client receives shows what the rules let through (rules in these tests
- * match client-to-server messages only). With a client for the control API.
+ * match client-to-server messages only). With a client for the control API. Shared by the control
+ * API's and the {@code rules} command's tests.
  */
-final class CatProxy implements AutoCloseable {
+public final class CatProxy implements AutoCloseable {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
-    final McpChaosProxy.Running proxy;
-    final List<String> received = new CopyOnWriteArrayList<>();
+    public final McpChaosProxy.Running proxy;
+    public final List<String> received = new CopyOnWriteArrayList<>();
     /** How many faults the rules injected, whatever the rules were at the time. */
-    final AtomicLong faults = new AtomicLong();
+    public final AtomicLong faults = new AtomicLong();
     /** The same, by fault type. */
-    final Map<String, AtomicLong> faultsByType = new ConcurrentHashMap<>();
+    public final Map<String, AtomicLong> faultsByType = new ConcurrentHashMap<>();
     private final OutputStream client;
     private final Thread reader;
 
-    CatProxy(UnaryOperator<McpChaosProxy.StdioBuilder> configure) throws Exception {
+    public CatProxy(UnaryOperator<McpChaosProxy.StdioBuilder> configure) throws Exception {
         Pipe in = Pipe.open();
         Pipe out = Pipe.open();
         client = Channels.newOutputStream(in.sink());
@@ -70,12 +71,12 @@ final class CatProxy implements AutoCloseable {
     }
 
     /** A {@code tools/call} of {@code tool} with id {@code id}. */
-    static String call(long id, String tool) {
+    public static String call(long id, String tool) {
         return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
                 + "\",\"arguments\":{}}}";
     }
 
-    void send(String line) {
+    public void send(String line) {
         try {
             client.write((line + "\n").getBytes(StandardCharsets.UTF_8));
             client.flush();
@@ -85,17 +86,22 @@ final class CatProxy implements AutoCloseable {
     }
 
     /** Ends the client's input and waits for everything to come back. */
-    void finish() throws Exception {
+    public void finish() throws Exception {
         client.close();
         proxy.exitCode().get(30, TimeUnit.SECONDS);
         reader.join(10_000);
     }
 
-    InetSocketAddress control() {
+    public InetSocketAddress control() {
         return proxy.controlAddress();
     }
 
-    HttpResponse<String> request(String method, String path, String body, String... headers) {
+    /** The control API's URL, as {@code mcp-chaos rules --control} takes it. */
+    public String url() {
+        return "http://127.0.0.1:" + control().getPort();
+    }
+
+    public HttpResponse<String> request(String method, String path, String body, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + control().getPort() + path))
                 .timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -113,7 +119,7 @@ final class CatProxy implements AutoCloseable {
         }
     }
 
-    HttpResponse<String> get(String path) {
+    public HttpResponse<String> get(String path) {
         return request("GET", path, null);
     }
 
