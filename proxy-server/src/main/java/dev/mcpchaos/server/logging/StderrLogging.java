@@ -3,18 +3,19 @@ package dev.mcpchaos.server.logging;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import ch.qos.logback.core.status.NopStatusListener;
 
 /**
  * The proxy's logging, set up in code (found by logback through {@code ServiceLoader}): every line
  * to stderr, because in stdio mode stdout carries the protocol; INFO, or the level in the
- * {@code MCP_CHAOS_LOG_LEVEL} environment variable; Netty at WARN.
+ * {@code MCP_CHAOS_LOG_LEVEL} environment variable; Netty at WARN; lines as {@link StderrLayout}
+ * writes them.
  *
  * <p>In code rather than a {@code logback.xml} because reading XML made start-up load about 600
  * classes (logback's Joran and the JDK's XML parser) on every run. A configuration of one's own
@@ -30,9 +31,6 @@ public final class StderrLogging extends ContextAwareBase implements Configurato
 
     /** The environment variable that sets the level (TRACE, DEBUG, INFO, WARN, ERROR, OFF). */
     public static final String LEVEL_VARIABLE = "MCP_CHAOS_LOG_LEVEL";
-    /** The layout of a line: {@code 12:00:01.234 mcp-chaos INFO  faults: ...}. */
-    public static final String PATTERN = "%d{HH:mm:ss.SSS} mcp-chaos %-5level %logger{0}: %msg%n";
-
     /** For {@code ServiceLoader}. */
     public StderrLogging() {
     }
@@ -47,9 +45,12 @@ public final class StderrLogging extends ContextAwareBase implements Configurato
         NopStatusListener quiet = new NopStatusListener();
         context.getStatusManager().add(quiet);
 
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        StderrLayout layout = new StderrLayout();
+        layout.setContext(context);
+        layout.start();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setPattern(PATTERN);
+        encoder.setLayout(layout);
         encoder.start();
 
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
