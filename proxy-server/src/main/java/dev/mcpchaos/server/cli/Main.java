@@ -6,30 +6,52 @@ import picocli.CommandLine.Command;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /** The {@code mcp-chaos} command line. */
 @Command(name = "mcp-chaos",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "A chaos proxy for MCP (Model Context Protocol) traffic: it sits between an MCP client "
-                + "and server and breaks single JSON-RPC messages on purpose, reproducibly.",
-        subcommands = {StdioCommand.class, HttpCommand.class, DemoCommand.class, DemoServerCommand.class, ValidateCommand.class,
-                RulesCommand.class, CommandLine.HelpCommand.class})
+                + "and server and breaks single JSON-RPC messages on purpose, reproducibly.")
 public final class Main implements Runnable {
+
+    /**
+     * The subcommands, by the name each one's {@code @Command} gives. Made only when needed: picocli
+     * builds a command's model by reflection, and building all of them cost a stdio proxy about
+     * 0.1 s of start-up, in front of every MCP client's first message.
+     */
+    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Supplier<Object>> subcommands() {
+        Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
+        commands.put("stdio", StdioCommand::new);
+        commands.put("http", HttpCommand::new);
+        commands.put("demo", DemoCommand::new);
+        commands.put("demo-server", DemoServerCommand::new);
+        commands.put("validate", ValidateCommand::new);
+        commands.put("rules", RulesCommand::new);
+        return commands;
+    }
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
-        System.exit(run(args));
+        StartUp startUp = StartUp.begin(args);
+        CommandLine cli = commandLine(args); // picocli's reflection, while logging is set up beside it
+        startUp.awaitLogging();
+        System.exit(execute(cli, args));
     }
 
     /** Runs the command line and returns its exit code (for tests and embedding). */
     public static int run(String... args) {
-        return execute(new CommandLine(new Main()), args);
+        return execute(commandLine(args), args);
     }
 
     /**
@@ -38,10 +60,26 @@ public final class Main implements Runnable {
      * through picocli ({@code rules}, usage and help) honour them.
      */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = commandLine(args);
         cli.setOut(Objects.requireNonNull(out, "out"));
         cli.setErr(Objects.requireNonNull(err, "err"));
         return execute(cli, args);
+    }
+
+    /**
+     * The command line for {@code args}: with only the subcommand {@code args[0]} names when it
+     * names one, else with all of them (for the usage, {@code help}, and picocli's "did you mean").
+     */
+    static CommandLine commandLine(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        Supplier<Object> named = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
+        if (named != null) {
+            cli.addSubcommand(named.get());
+        } else {
+            SUBCOMMANDS.values().forEach(command -> cli.addSubcommand(command.get()));
+            cli.addSubcommand(new CommandLine.HelpCommand());
+        }
+        return cli;
     }
 
     private static int execute(CommandLine cli, String... args) {
