@@ -1,0 +1,144 @@
+package dev.mcpchaos.server.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code ./mcp-chaos} launcher of a source checkout and its class-data archive: made on the
+ * first run, used by the next, made again when the jar changes, skipped when asked, and never a
+ * reason for a byte on stdout other than the protocol's, even when the archive no longer fits.
+ * Runs a copy of the launcher in a directory laid out like a checkout with the packaged jar in it,
+ * so it never builds (and never touches the real checkout's archive).
+ */
+class LauncherIT {
+
+    private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n";
+
+    @TempDir
+    Path root;
+
+    private Path jar;
+    private Path archive;
+
+    @BeforeEach
+    void layOutACheckout() throws IOException {
+        Path repository = TestPeers.testPeersDir().getParent();
+        Files.copy(repository.resolve("mcp-chaos"), root.resolve("mcp-chaos"), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.createDirectories(root.resolve("examples"));
+        Files.copy(repository.resolve("examples/slow-tool.yaml"), root.resolve("examples/slow-tool.yaml"));
+        jar = Files.createDirectories(root.resolve("proxy-server/target")).resolve("mcp-chaos.jar");
+        Files.copy(TestPeers.mcpChaosJar(), jar);
+        archive = root.resolve("proxy-server/target/mcp-chaos.jsa");
+    }
+
+    @Test
+    void theFirstRunMakesTheArchiveAndTheNextOneLoadsTheProxysClassesFromIt() throws Exception {
+        Run first = launch(Map.of());
+        assertThat(first.exitCode).isZero();
+        assertThat(first.stdout).isEqualTo(INITIALIZE); // `cat` answers with what it got
+        assertThat(archive).isRegularFile();
+        assertThat(Files.size(archive)).isGreaterThan(1024 * 1024);
+        assertThat(root.resolve("proxy-server/target/mcp-chaos.jsa.failed")).doesNotExist();
+
+        Run second = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr"));
+        assertThat(second.exitCode).isZero();
+        assertThat(second.stdout).isEqualTo(INITIALIZE);
+        assertThat(second.stderr).contains("dev.mcpchaos.server.cli.Main source: shared objects file (top)");
+    }
+
+    @Test
+    void aJarNewerThanTheArchiveGetsANewOne() throws Exception {
+        assertThat(launch(Map.of()).exitCode).isZero();
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now().minusSeconds(3600)));
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(60)));
+
+        Run run = launch(Map.of());
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE);
+        assertThat(Files.getLastModifiedTime(archive)).isGreaterThan(Files.getLastModifiedTime(jar));
+    }
+
+    @Test
+    void anArchiveThatDoesNotFitIsAtMostAWarningOnStderr() throws Exception {
+        // An archive of another build of the jar that looks fresh (a jar copied with its old time).
+        assertThat(launch(Map.of()).exitCode).isZero();
+        try (FileSystem zip = FileSystems.newFileSystem(jar)) {
+            Files.writeString(zip.getPath("another-build.txt"), "x"); // another jar to the JVM: another size
+        }
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(3600)));
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now()));
+        Run otherBuild = launch(Map.of());
+        assertThat(otherBuild.exitCode).isZero();
+        assertThat(otherBuild.stdout).isEqualTo(INITIALIZE);
+        assertThat(otherBuild.stderr).contains("[warning][cds");
+
+        // Not an archive at all: the JVM ignores it.
+        Files.write(archive, "not a class-data archive".repeat(100).getBytes(UTF_8));
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now()));
+        Run garbage = launch(Map.of());
+        assertThat(garbage.exitCode).isZero();
+        assertThat(garbage.stdout).isEqualTo(INITIALIZE);
+    }
+
+    @Test
+    void mcpChaosCdsOffRunsWithoutAnArchive() throws Exception {
+        Run run = launch(Map.of("MCP_CHAOS_CDS", "off"));
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE);
+        assertThat(archive).doesNotExist();
+    }
+
+    private Run launch(Map<String, String> environment) throws Exception {
+        List<String> command = new ArrayList<>(List.of(root.resolve("mcp-chaos").toString(), "stdio", "--quiet", "--", "cat"));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        Path javaHome = TestPeers.java().getParent();
+        builder.environment().put("PATH", javaHome + ":" + System.getenv("PATH"));
+        builder.environment().remove("MCP_CHAOS_JAVA_OPTS");
+        builder.environment().remove("MCP_CHAOS_CDS");
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        CompletableFuture<String> stdout = drain(process.getInputStream());
+        CompletableFuture<String> stderr = drain(process.getErrorStream());
+        try (OutputStream in = process.getOutputStream()) {
+            in.write(INITIALIZE.getBytes(UTF_8));
+        }
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the launcher did not exit within 60 s; stderr: " + stderr.getNow(""));
+        }
+        return new Run(process.exitValue(), stdout.get(10, TimeUnit.SECONDS), stderr.get(10, TimeUnit.SECONDS));
+    }
+
+    private static CompletableFuture<String> drain(InputStream stream) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (stream) {
+                return new String(stream.readAllBytes(), UTF_8);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private record Run(int exitCode, String stdout, String stderr) {
+    }
+}
