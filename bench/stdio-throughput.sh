@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of `mcp-chaos stdio` with no rules, beside a plain pipe, on this machine.
 # Three cases per message size:
-#   c->s : a file piped into the proxy's stdin; the server is the timed sink
+#   c->s : `cat FILE` piped into the proxy's stdin (a pipe, as from a real client); the server is
+#          the timed sink
 #   s->c : the server writes the file (`cat FILE`); the proxy's stdout goes to the timed sink
 #   both : the server is `cat`, echoing every message back, so each message crosses the proxy
 #          twice, both directions at once; the proxy's stdout goes to the timed sink
@@ -40,9 +41,9 @@ run_case() { # $1 count, $2 size
   local file="$work/msgs-$2.jsonl" expected cat_report t0 t1 t2 t3 t4 t5
   expected=$("${sink[@]}" --crc "$file")
   cat_report=$(cat "$file" | "${sink[@]}")
-  t0=$(now); "${proxy[@]}" -- "${sink[@]}" --report "$work/c2s" < "$file"; t1=$(now)
+  t0=$(now); cat "$file" | "${proxy[@]}" -- "${sink[@]}" --report "$work/c2s"; t1=$(now)
   t2=$(now); "${proxy[@]}" -- cat "$file" < /dev/null | "${sink[@]}" > "$work/s2c"; t3=$(now)
-  t4=$(now); "${proxy[@]}" -- cat < "$file" | "${sink[@]}" > "$work/both"; t5=$(now)
+  t4=$(now); cat "$file" | "${proxy[@]}" -- cat | "${sink[@]}" > "$work/both"; t5=$(now)
   for r in "$cat_report" "$(cat "$work/c2s")" "$(cat "$work/s2c")" "$(cat "$work/both")"; do
     [ "${r##*crc32c=}" = "${expected##*crc32c=}" ] || { echo "output differs from input (size $2): $r" >&2; exit 1; }
   done
