@@ -239,6 +239,18 @@ public final class RuleEngine implements FrameInterceptor {
         out.open(ctx, frame, rules).run(first < 0 ? rules.active.length : first, frame);
     }
 
+    /**
+     * Whether a rule may pick a message now, or a fault still holds one: while there are no
+     * rules (or faults are off) and nothing is held, every message would pass untouched, and the
+     * transport need not make messages of its bytes. Any rule counts, whatever its direction: a
+     * rule on requests may answer in the other direction, and a rule on responses needs their
+     * requests correlated.
+     */
+    @Override
+    public boolean inspects(TransportKind transport, Direction direction) {
+        return table.active.length > 0 || heldMessages.get() > 0;
+    }
+
     /** Runs {@code done} once this session's messages of {@code direction} held by faults have left. */
     @Override
     public void onInputEnd(InterceptorContext ctx, Direction direction, Runnable done) {

@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules;
 
+import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.transport.TransportKind;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,33 @@ class RuleChangesTest {
             assertThat(h.toServer()).containsExactly(Msg.call(2, "search"));
             assertThat(h.events).extracting(FaultEvent::rule).containsExactly("drop-search", "drop-fetch");
             assertThat(h.engine.ruleSet().rules()).extracting(Rule::name).containsExactly("drop-fetch");
+        }
+    }
+
+    @Test
+    void theEngineInspectsWhileARuleMayPickOrAFaultHoldsAMessage() {
+        String slow = """
+                rules:
+                  - name: slow
+                    match: {tool: search}
+                    fault: {type: latency, latency: 500ms}
+                """;
+        try (ChainHarness h = ChainHarness.of(slow, 1)) {
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.SERVER_TO_CLIENT))
+                    .as("a rule on requests counts for both directions").isTrue();
+            h.fromClient(Msg.call(1, "search"));
+            h.engine.replace(RuleSet.parse("rules: []", "PUT /rules"), "PUT /rules");
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.CLIENT_TO_SERVER))
+                    .as("no rules, but a message still held").isTrue();
+            h.advanceMillis(600);
+            assertThat(h.toServer()).containsExactly(Msg.call(1, "search"));
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.CLIENT_TO_SERVER)).isFalse();
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.SERVER_TO_CLIENT)).isFalse();
+            h.engine.replace(RuleSet.parse(slow, "PUT /rules"), "PUT /rules");
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.CLIENT_TO_SERVER)).isTrue();
+            h.engine.faultsEnabled(false, "panic");
+            assertThat(h.engine.inspects(TransportKind.STDIO, Direction.CLIENT_TO_SERVER))
+                    .as("faults off: no rule may pick").isFalse();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.mcpchaos.core.intercept;
 
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.transport.TransportKind;
 
 /**
  * Sees every frame that passes the proxy, in both directions, and decides what becomes of it.
@@ -36,5 +37,22 @@ public interface FrameInterceptor {
      */
     default void onInputEnd(InterceptorContext ctx, Direction direction, Runnable done) {
         done.run();
+    }
+
+    /**
+     * Whether this interceptor, as it stands now, may do anything with a frame travelling in
+     * {@code direction} on {@code transport}: act on it, hold it, emit beside it, or record it.
+     * {@code false} is a promise that it would forward every such frame at once, unchanged, and
+     * keep nothing of it. When no interceptor of a chain inspects a direction, a transport may
+     * skip the work of turning that direction's bytes into frames (the HTTP transport then relays
+     * an SSE stream's bytes as they come, without framing or sniffing its events) and the chain
+     * skips correlation. The transport asks again for every chunk it reads, so a change (a rule
+     * added at run time) takes effect from the next event of a stream.
+     *
+     * <p>Called often and from any thread: it must be cheap and thread-safe. The default,
+     * {@code true}, is always correct.
+     */
+    default boolean inspects(TransportKind transport, Direction direction) {
+        return true;
     }
 }

@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * interceptors can time a request to its response, on the executor's {@link EventExecutor#ticker()}.
  *
  * <p>Everything happens on one {@link EventExecutor}: calls from other threads hop onto it.
- * With no interceptors, a frame goes from {@link #process} straight to its sink, untouched.
+ * With no interceptors, or none that {@link FrameInterceptor#inspects inspects} the frame's
+ * direction now, a frame goes from {@link #process} straight to its sink, untouched and not
+ * correlated.
  */
 public final class InterceptorChain {
 
@@ -68,6 +70,20 @@ public final class InterceptorChain {
         return executor;
     }
 
+    /**
+     * Whether any interceptor of this chain {@link FrameInterceptor#inspects inspects} frames of
+     * {@code direction} now. When none does, a transport may relay that direction's bytes without
+     * making frames of them. Thread-safe.
+     */
+    public boolean inspects(Direction direction) {
+        for (Position position : positions) {
+            if (position.interceptor.inspects(transport, direction)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Takes a frame just read off the wire: correlates it, then runs it through the chain. */
     public void process(Frame frame) {
         if (!executor.inEventLoop()) {
@@ -76,8 +92,7 @@ public final class InterceptorChain {
         }
         inBatch = true;
         try {
-            session.correlator().observe(frame, executor.ticker());
-            dispatch(0, frame);
+            enter(frame);
         } finally {
             inBatch = false;
             flushSinks();
@@ -96,9 +111,8 @@ public final class InterceptorChain {
         inBatch = true;
         try {
             for (Frame frame : frames) {
-                session.correlator().observe(frame, executor.ticker());
                 try {
-                    dispatch(0, frame);
+                    enter(frame);
                 } catch (RuntimeException e) {
                     // A failing sink: this frame is lost, the rest of the batch still goes out.
                     log.error("could not pass on {}", frame, e);
@@ -186,6 +200,16 @@ public final class InterceptorChain {
             log.error("interceptor {} failed on the end of the input; going on", position.interceptor, e);
             next.run();
         }
+    }
+
+    /** A frame read off the wire enters the chain, or skips it when nothing would look at it. */
+    private void enter(Frame frame) {
+        if (!inspects(frame.direction())) {
+            write(frame);
+            return;
+        }
+        session.correlator().observe(frame, executor.ticker());
+        dispatch(0, frame);
     }
 
     private void flushSinks() {

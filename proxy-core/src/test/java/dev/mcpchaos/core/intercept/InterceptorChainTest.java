@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER;
 import static dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT;
@@ -77,6 +78,39 @@ class InterceptorChainTest {
         assertThat(toServer.wires).containsExactly("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
         assertThat(chain.session()).isSameAs(session);
         assertThat(chain.executor()).isSameAs(channel.eventLoop());
+    }
+
+    @Test
+    void framesOfADirectionNoInterceptorInspectsSkipTheChainAndCorrelation() {
+        AtomicBoolean inspecting = new AtomicBoolean(false);
+        FrameInterceptor sometimes = new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                calls.add("saw " + frame.direction().arrow());
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean inspects(TransportKind transport, Direction direction) {
+                return inspecting.get() && direction == CLIENT_TO_SERVER;
+            }
+        };
+        InterceptorChain chain = chain(List.of(sometimes));
+        assertThat(chain.inspects(CLIENT_TO_SERVER)).isFalse();
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+        assertThat(calls).isEmpty();
+        assertThat(session.correlator().pendingCount(CLIENT_TO_SERVER)).isZero();
+        assertThat(toServer.ids()).containsExactly(1L);
+
+        inspecting.set(true);
+        assertThat(chain.inspects(CLIENT_TO_SERVER)).isTrue();
+        assertThat(chain.inspects(SERVER_TO_CLIENT)).isFalse();
+        chain.process(List.of(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"),
+                frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}")));
+        assertThat(calls).containsExactly("saw c->s");
+        assertThat(session.correlator().pendingCount(CLIENT_TO_SERVER)).isOne();
+        assertThat(toServer.ids()).containsExactly(1L, 2L);
+        assertThat(toClient.ids()).containsExactly(2L);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.mcpchaos.core.transport.http;
 
 import java.util.Map;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.codec.sse.SseBoundary;
 import dev.mcpchaos.core.codec.sse.SseEncoder;
 import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
 import dev.mcpchaos.core.codec.sse.SseFramer;
@@ -77,6 +78,9 @@ final class Exchange implements HeaderSource {
     private Mode mode = Mode.AWAITING;
     private HttpResponse responseHead;
     private ByteBuf responseBody;
+    /** Where events end in an SSE response relayed unframed; null once it is framed (or not SSE). */
+    private SseBoundary sseRelay;
+    /** Frames an SSE response once an interceptor inspects its events; null until then. */
     private SseFrameDecoder sse;
     private boolean responded;
     private boolean done;
@@ -303,11 +307,8 @@ final class Exchange implements HeaderSource {
                 && response.status().code() != 204 && response.status().code() != 304;
         if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(headers)) {
             mode = Mode.SSE;
-            sse = new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
-                    new SseFramer(config.maxSseEventSize, downstream.alloc()),
-                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
-                    .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
-                            TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
+            // Relayed as it comes until an interceptor wants its events (see onSseContent).
+            sseRelay = new SseBoundary();
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
@@ -344,17 +345,10 @@ final class Exchange implements HeaderSource {
         responseReceived |= last;
         switch (mode) {
             case SSE: {
-                List<Frame> frames = new ArrayList<>();
-                sse.decode(content.content().retain(), frames::add);
-                if (last) {
-                    sse.finish(frames::add);
-                }
-                content.release();
-                for (Frame frame : frames) {
-                    frame.route(this);
-                }
-                if (!frames.isEmpty()) {
-                    process(frames);
+                try {
+                    onSseContent(content.content(), last);
+                } finally {
+                    content.release();
                 }
                 if (last) {
                     // After the stream's last events have passed the chain.
@@ -398,6 +392,60 @@ final class Exchange implements HeaderSource {
                 }
                 break;
         }
+    }
+
+    /**
+     * A piece of an SSE response body; does not take ownership. While no interceptor inspects
+     * server-to-client frames (no rules, nothing held), the bytes go to the client as they came,
+     * without framing or sniffing a single event: the stream's cost is then that of relaying bytes.
+     * Once an interceptor does, framing begins where the next event begins, and every event from
+     * there on passes the chain; the stream stays framed to its end (frames may be in the chain's
+     * hands, and raw bytes must not overtake them).
+     */
+    private void onSseContent(ByteBuf bytes, boolean last) {
+        if (sseRelay != null) {
+            if (!chain.inspects(Direction.SERVER_TO_CLIENT)) {
+                sseRelay.passed(bytes);
+                relaySse(bytes.retain());
+                return;
+            }
+            int from = bytes.readerIndex();
+            int start = sseRelay.eventStart(bytes);
+            if (start < 0) {
+                relaySse(bytes.retain()); // the event in progress goes on past this piece
+                return;
+            }
+            if (start > from) {
+                relaySse(bytes.retainedSlice(from, start - from));
+            }
+            sseRelay = null;
+            sse = new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
+                    new SseFramer(config.maxSseEventSize, downstream.alloc()),
+                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
+                    .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
+                            TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
+            bytes = bytes.slice(start, bytes.writerIndex() - start);
+        }
+        List<Frame> frames = new ArrayList<>();
+        sse.decode(bytes.retain(), frames::add);
+        if (last) {
+            sse.finish(frames::add);
+        }
+        for (Frame frame : frames) {
+            frame.route(this);
+        }
+        if (!frames.isEmpty()) {
+            process(frames);
+        }
+    }
+
+    private void relaySse(ByteBuf bytes) {
+        if (!bytes.isReadable()) {
+            bytes.release();
+            return;
+        }
+        downstream.write(new DefaultHttpContent(bytes));
+        flushSoon();
     }
 
     /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */

@@ -4,6 +4,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.frame.MessageKind;
@@ -31,6 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -198,6 +202,41 @@ class HttpProxyTest {
         releaseSecondEvent.countDown();
         assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8))
                 .isEqualTo("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n");
+    }
+
+    @Test
+    void anSseStreamNobodyInspectsIsRelayedAsItComesAndFramedFromTheNextEventOnceSomebodyDoes() throws Exception {
+        AtomicBoolean inspecting = new AtomicBoolean(false);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().interceptor(new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                seen.add(frame.direction().arrow() + " " + frame.envelope().kind() + " " + frame.envelope().id());
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean inspects(TransportKind transport, Direction direction) {
+                return inspecting.get();
+            }
+        }).start();
+        HttpRequest request = HttpRequest.newBuilder(proxyUri())
+                .header("Content-Type", "application/json")
+                .header("Mcp-Session-Id", "s-123")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
+                .build();
+        HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        InputStream body = response.body();
+        String first = "id: e1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                + "\"params\":{\"progress\":1}}\n\n";
+        assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8)).isEqualTo(first);
+        assertThat(seen).as("nothing inspected the request or the first event").isEmpty();
+        inspecting.set(true);
+        releaseSecondEvent.countDown();
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8))
+                .isEqualTo("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n");
+        assertThat(seen).containsExactly("s->c RESPONSE 2");
     }
 
     @Test
