@@ -20,8 +20,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -37,6 +36,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +58,14 @@ final class Exchange implements HeaderSource {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
+    /** One sniffer per event loop for whole bodies: it keeps caches worth keeping, and costs to make. */
+    private static final FastThreadLocal<EnvelopeSniffer> SNIFFERS = new FastThreadLocal<>() {
+        @Override
+        protected EnvelopeSniffer initialValue() {
+            return new EnvelopeSniffer();
+        }
+    };
+
     private enum Mode { AWAITING, JSON, SSE, RAW }
 
     private final FrontendHandler frontend;
@@ -68,7 +76,20 @@ final class Exchange implements HeaderSource {
     private final InterceptorChain chain;
     private final HttpProxyConfig config;
 
+    /** The request body: the piece it came in, when it came whole, else gathered here. */
     private ByteBuf requestBody;
+    /** Whether the client's connection stays open after this exchange, as its request said. */
+    private final boolean clientKeepAlive;
+    /** Whether the upstream's connection stays open after its response, as the response said. */
+    private boolean upstreamKeepAlive = true;
+    /**
+     * The request's headers travel upstream in the request's own header object, changed in
+     * place (no copy); the ones removed or replaced on the way (hop-by-hop, Host,
+     * Content-Length) are kept here, as the client sent them, for {@link #requestHeader}.
+     */
+    private HttpHeaders clientOnlyHeaders;
+    /** The request head went upstream (or is on its way) and its headers are the upstream's now. */
+    private boolean headSent;
     private boolean requestComplete;
     private Object requestId;
     private boolean forwarded;
@@ -99,11 +120,19 @@ final class Exchange implements HeaderSource {
         this.config = config;
         this.post = HttpMethod.POST.equals(head.method());
         this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
+        this.clientKeepAlive = HttpUtil.isKeepAlive(head);
         this.chain = sessions.chainFor(sessionId, downstream.eventLoop());
     }
 
+    /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
     @Override
     public String requestHeader(String name) {
+        if (clientOnlyHeaders != null) {
+            String value = clientOnlyHeaders.get(name);
+            if (value != null) {
+                return value;
+            }
+        }
         return head.headers().get(name);
     }
 
@@ -135,10 +164,7 @@ final class Exchange implements HeaderSource {
             long declared = HttpUtil.getContentLength(head, -1L);
             if (declared > config.maxRequestBody) {
                 rejectBody(declared);
-                return;
             }
-            requestBody = downstream.alloc().heapBuffer((int) Math.max(256, Math.min(declared, 64 * 1024)),
-                    config.maxRequestBody);
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
             forwarded = true;
@@ -155,11 +181,13 @@ final class Exchange implements HeaderSource {
         } else if (post) {
             try {
                 ByteBuf bytes = content.content();
-                if (requestBody.readableBytes() + (long) bytes.readableBytes() > config.maxRequestBody) {
-                    rejectBody(requestBody.readableBytes() + (long) bytes.readableBytes());
+                long size = (requestBody == null ? 0L : requestBody.readableBytes()) + bytes.readableBytes();
+                if (size > config.maxRequestBody) {
+                    rejectBody(size);
                     return;
                 }
-                requestBody.writeBytes(bytes);
+                requestBody = gather(requestBody, bytes, last, HttpUtil.getContentLength(head, -1L),
+                        64 * 1024, config.maxRequestBody);
             } finally {
                 content.release();
             }
@@ -185,10 +213,10 @@ final class Exchange implements HeaderSource {
     }
 
     private void onRequestBody() {
-        ByteBuf body = requestBody;
+        ByteBuf body = requestBody != null ? requestBody : Unpooled.EMPTY_BUFFER;
         requestBody = null;
         if (frontend.sessions().isExpired(sessionId)) {
-            requestId = new EnvelopeSniffer().sniff(body).id();
+            requestId = SNIFFERS.get().sniff(body).id();
             body.release();
             answerExpired();
             return;
@@ -200,7 +228,7 @@ final class Exchange implements HeaderSource {
             startResponseTimeout();
             return;
         }
-        Envelope envelope = new EnvelopeSniffer().sniff(body);
+        Envelope envelope = SNIFFERS.get().sniff(body);
         requestId = envelope.id();
         Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.CLIENT_TO_SERVER,
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
@@ -218,7 +246,7 @@ final class Exchange implements HeaderSource {
             if (forwarded) {
                 // A second frame for one request (a duplicate): the client asked once, so its
                 // answer can only be the first one. Send the copy on a connection of its own.
-                frontend.sendShadow(fullRequest(frame.content().retainedSlice()));
+                frontend.sendShadow(shadowRequest(frame.content().retainedSlice()));
                 frame.release();
                 return;
             }
@@ -230,30 +258,86 @@ final class Exchange implements HeaderSource {
         });
     }
 
+    /** The request to send upstream, in the client's header object, changed in place. */
     private FullHttpRequest fullRequest(ByteBuf body) {
+        HttpHeaders headers = head.headers();
+        prepareHeaders(headers);
+        String length = Integer.toString(body.readableBytes());
+        String declared = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+        if (!length.equals(declared)) {
+            if (declared != null) {
+                keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
+            }
+            headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        }
+        return new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body, headers,
+                EmptyHttpHeaders.INSTANCE);
+    }
+
+    /** A duplicate of the request, with headers of its own: the original's may still be on their way. */
+    private FullHttpRequest shadowRequest(ByteBuf body) {
         FullHttpRequest request = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body,
                 head.headers().copy(), EmptyHttpHeaders.INSTANCE);
-        prepareHeaders(request.headers());
+        HttpMessages.removeHopByHop(request.headers());
+        if (config.rewriteHost) {
+            request.headers().set(HttpHeaderNames.HOST, config.upstreamHostHeader);
+        }
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         return request;
     }
 
+    /** A head with no body to intercept (GET, DELETE, ...), made ready for upstream in place. */
     private HttpRequest prepareForUpstream(HttpRequest request) {
-        HttpRequest copy = new DefaultHttpRequest(request.protocolVersion(), request.method(), request.uri(),
-                request.headers().copy());
         boolean chunked = HttpUtil.isTransferEncodingChunked(request);
-        prepareHeaders(copy.headers());
+        prepareHeaders(request.headers());
         if (chunked) {
-            HttpUtil.setTransferEncodingChunked(copy, true);
+            HttpUtil.setTransferEncodingChunked(request, true);
         }
-        return copy;
+        return request;
     }
 
+    /** Removes hop-by-hop headers and rewrites Host if asked, keeping what the client sent. Once. */
     private void prepareHeaders(HttpHeaders headers) {
-        HttpMessages.removeHopByHop(headers);
+        if (headSent) {
+            return;
+        }
+        headSent = true;
+        clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true);
         if (config.rewriteHost) {
+            keepClientHeader(HttpHeaderNames.HOST, headers.getAll(HttpHeaderNames.HOST));
             headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
         }
+    }
+
+    private void keepClientHeader(CharSequence name, List<String> values) {
+        if (values.isEmpty()) {
+            return;
+        }
+        if (clientOnlyHeaders == null) {
+            clientOnlyHeaders = new DefaultHttpHeaders();
+        }
+        if (!clientOnlyHeaders.contains(name)) {
+            clientOnlyHeaders.add(name, values);
+        }
+    }
+
+    /**
+     * Adds a piece of a body to what was gathered so far and returns the body. A body that comes
+     * whole in one piece is kept as it is, a retained slice of what was read, with no copy,
+     * unless that piece pins a much larger buffer (a request held by a latency fault would then
+     * hold all of it); otherwise the pieces are copied into a heap buffer of their own.
+     */
+    private ByteBuf gather(ByteBuf gathered, ByteBuf piece, boolean last, long declared, int initialLimit,
+                           int maxCapacity) {
+        if (gathered == null) {
+            ByteBuf parent = piece.unwrap();
+            if (last && (parent == null || parent.capacity() <= 2L * piece.readableBytes() + 8192)) {
+                return piece.retain();
+            }
+            gathered = downstream.alloc().heapBuffer(
+                    (int) Math.max(256, Math.min(Math.max(declared, piece.readableBytes()), initialLimit)), maxCapacity);
+        }
+        return gathered.writeBytes(piece);
     }
 
     private void startResponseTimeout() {
@@ -301,6 +385,7 @@ final class Exchange implements HeaderSource {
             responseTimeout.cancel(false);
         }
         responseHead = response;
+        upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         trackSession(response);
         HttpHeaders headers = response.headers();
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
@@ -316,8 +401,6 @@ final class Exchange implements HeaderSource {
         } else if (hasBody && HttpMessages.isJson(headers)
                 && HttpUtil.getContentLength(response, 0L) <= config.maxJsonResponseBody) {
             mode = Mode.JSON;
-            long declared = HttpUtil.getContentLength(response, 1024L);
-            responseBody = downstream.alloc().heapBuffer((int) Math.max(256, Math.min(declared, 1 << 20)));
         } else {
             mode = Mode.RAW;
             HttpResponse out = copyHead(response);
@@ -358,7 +441,8 @@ final class Exchange implements HeaderSource {
             }
             case JSON: {
                 ByteBuf bytes = content.content();
-                if (responseBody.readableBytes() + (long) bytes.readableBytes() > config.maxJsonResponseBody) {
+                long size = (responseBody == null ? 0L : responseBody.readableBytes()) + bytes.readableBytes();
+                if (size > config.maxJsonResponseBody) {
                     // Too big to hold: pass it through as it comes, uninspected.
                     log.info("{} {}: JSON response over {} bytes: relayed without interception", head.method(),
                             head.uri(), config.maxJsonResponseBody);
@@ -366,17 +450,23 @@ final class Exchange implements HeaderSource {
                     HttpResponse out = copyHead(responseHead);
                     HttpUtil.setTransferEncodingChunked(out, !HttpUtil.isContentLengthSet(responseHead));
                     writeHead(out);
-                    downstream.write(new DefaultHttpContent(responseBody));
-                    responseBody = null;
+                    if (responseBody != null) {
+                        downstream.write(new DefaultHttpContent(responseBody));
+                        responseBody = null;
+                    }
                     onResponseContent(content);
                     return;
                 }
-                responseBody.writeBytes(bytes);
-                content.release();
+                try {
+                    responseBody = gather(responseBody, bytes, last, HttpUtil.getContentLength(responseHead, 1024L),
+                            1 << 20, Integer.MAX_VALUE);
+                } finally {
+                    content.release();
+                }
                 if (last) {
                     ByteBuf body = responseBody;
                     responseBody = null;
-                    Envelope envelope = new EnvelopeSniffer().sniff(body);
+                    Envelope envelope = SNIFFERS.get().sniff(body);
                     Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
                             chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
                     frame.route(this);
@@ -696,22 +786,20 @@ final class Exchange implements HeaderSource {
         }
         downstream.writeAndFlush(response);
         done = true;
-        frontend.exchangeDone(this, keepAlive && HttpUtil.isKeepAlive(head));
+        frontend.exchangeDone(this, keepAlive && clientKeepAlive);
     }
 
+    /** The upstream's response head made ready for the client, in place (it is not read again). */
     private HttpResponse copyHead(HttpResponse response) {
-        HttpResponse copy = new DefaultHttpResponse(response.protocolVersion(), response.status(),
-                response.headers().copy());
-        boolean upstreamCloses = !HttpUtil.isKeepAlive(response);
-        HttpMessages.removeHopByHop(copy.headers());
+        HttpMessages.removeHopByHop(response.headers());
         if (contentTypeOverride != null) {
-            copy.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeOverride);
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeOverride);
         }
-        if (!HttpUtil.isKeepAlive(head) || upstreamCloses) {
+        if (!clientKeepAlive || !upstreamKeepAlive) {
             // complete() closes the client's connection after this response: say so (RFC 9112 9.6).
-            copy.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        return copy;
+        return response;
     }
 
     private void writeHead(HttpResponse out) {
@@ -732,7 +820,7 @@ final class Exchange implements HeaderSource {
             bodyPrefix.release();
             bodyPrefix = null;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(head) && (responseHead == null || HttpUtil.isKeepAlive(responseHead));
+        boolean keepAlive = clientKeepAlive && upstreamKeepAlive;
         frontend.exchangeDone(this, keepAlive);
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -33,19 +34,48 @@ final class HttpMessages {
     private HttpMessages() {
     }
 
-    /** Removes hop-by-hop headers, including those the Connection header names. */
-    static void removeHopByHop(HttpHeaders headers) {
-        for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
-            for (String token : connection.split(",")) {
-                String name = token.trim();
-                if (!name.isEmpty()) {
-                    headers.remove(name);
+    /**
+     * Removes hop-by-hop headers, including those the Connection header names. With {@code keep},
+     * the removed headers are also added to {@code kept} (made when first needed), which is
+     * returned; headers {@code kept} already holds are not added again.
+     */
+    static HttpHeaders removeHopByHop(HttpHeaders headers, HttpHeaders kept, boolean keep) {
+        if (headers.contains(HttpHeaderNames.CONNECTION)) {
+            for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
+                for (String token : connection.split(",")) {
+                    String name = token.trim();
+                    if (!name.isEmpty() && headers.contains(name)) {
+                        kept = keep(kept, keep, name, headers.getAll(name));
+                        headers.remove(name);
+                    }
                 }
             }
         }
         for (AsciiString name : HOP_BY_HOP) {
-            headers.remove(name);
+            if (headers.contains(name)) {
+                kept = keep(kept, keep, name, headers.getAll(name));
+                headers.remove(name);
+            }
         }
+        return kept;
+    }
+
+    /** Removes hop-by-hop headers, including those the Connection header names. */
+    static void removeHopByHop(HttpHeaders headers) {
+        removeHopByHop(headers, null, false);
+    }
+
+    private static HttpHeaders keep(HttpHeaders kept, boolean keep, CharSequence name, List<String> values) {
+        if (!keep) {
+            return kept;
+        }
+        if (kept == null) {
+            kept = new DefaultHttpHeaders();
+        }
+        if (!kept.contains(name)) {
+            kept.add(name, values);
+        }
+        return kept;
     }
 
     /**

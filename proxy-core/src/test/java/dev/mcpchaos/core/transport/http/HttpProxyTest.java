@@ -56,6 +56,7 @@ class HttpProxyTest {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<String> upstreamBodies = new CopyOnWriteArrayList<>();
     private final AtomicReference<String> upstreamHost = new AtomicReference<>();
+    private final List<String> upstreamHopHeaders = new CopyOnWriteArrayList<>();
     private final CountDownLatch releaseSecondEvent = new CountDownLatch(1);
 
     @BeforeEach
@@ -96,6 +97,9 @@ class HttpProxyTest {
 
     private void serveMcp(HttpExchange exchange) throws IOException {
         upstreamHost.set(exchange.getRequestHeaders().getFirst("Host"));
+        upstreamHopHeaders.add("keep-alive=" + exchange.getRequestHeaders().getFirst("Keep-Alive") + " x-hop="
+                + exchange.getRequestHeaders().getFirst("X-Hop") + " x-custom="
+                + exchange.getRequestHeaders().getFirst("X-Custom"));
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         upstreamBodies.add(exchange.getRequestMethod() + " " + body);
         if (exchange.getRequestMethod().equals("DELETE")) {
@@ -181,6 +185,32 @@ class HttpProxyTest {
         proxy = proxyBuilder().rewriteHost(true).start();
         post(INIT);
         assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + upstream.getAddress().getPort());
+    }
+
+    @Test
+    void rulesSeeTheRequestHeadersTheClientSentWhileTheUpstreamGetsThemPrepared() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().rewriteHost(true).interceptor((ctx, frame) -> {
+            seen.add(frame.direction().arrow() + " host=" + frame.requestHeader("Host") + " keep-alive="
+                    + frame.requestHeader("keep-alive") + " x-hop=" + frame.requestHeader("X-Hop")
+                    + " x-custom=" + frame.requestHeader("x-custom"));
+            ctx.forward(frame);
+        }).start();
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /mcp HTTP/1.1\r\nHost: client.example\r\n"
+                    + "Connection: keep-alive, X-Hop\r\nKeep-Alive: timeout=5\r\nX-Hop: 1\r\nX-Custom: c\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + INIT.length() + "\r\n\r\n" + INIT)
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = socket.getInputStream();
+            String head = new String(in.readNBytes(12), StandardCharsets.ISO_8859_1);
+            assertThat(head).isEqualTo("HTTP/1.1 200");
+        }
+        assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + upstream.getAddress().getPort());
+        assertThat(upstreamHopHeaders).containsExactly("keep-alive=null x-hop=null x-custom=c");
+        assertThat(seen).containsExactly(
+                "c->s host=client.example keep-alive=timeout=5 x-hop=1 x-custom=c",
+                "s->c host=client.example keep-alive=timeout=5 x-hop=1 x-custom=c");
     }
 
     @Test
