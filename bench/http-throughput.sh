@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Requests/s and latency of MCP-style JSON-RPC POSTs, direct to an upstream and through
-# `mcp-chaos http` (no rules), side by side in one run. The upstream is nginx answering every
-# POST /mcp with a fixed JSON-RPC result, so the proxy, not the upstream, is what is measured.
-# The load generator is wrk (Debian package). Everything on 127.0.0.1; each case runs DURATION.
+# Requests/s and latency of MCP-style JSON-RPC POSTs, direct to an upstream, through
+# `mcp-chaos http` (no rules) and through nginx as a reverse proxy (upstream keep-alive), side by
+# side in one run. The upstream is nginx answering every POST /mcp with a fixed JSON-RPC result,
+# so the proxies, not the upstream, are what is measured. Both proxies get THREADS threads
+# (default: the cores): event loops for mcp-chaos, worker_processes for nginx. Besides wrk's
+# figures, the CPU time each proxy used per request is printed (from /proc), which the load of
+# other processes on the machine changes less than the rates.
+# The load generator is wrk (Debian package). Everything on 127.0.0.1; each case runs DURATION
+# after WARMUP (mcp-chaos: its JIT compiler is still at work for the first seconds).
 # Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,13 +17,17 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; ex
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is needed: apt-get install nginx-light" >&2; exit 1; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-10s}
 CONNECTIONS=${CONNECTIONS:-32}
+THREADS=${THREADS:-$(nproc)}
 UPSTREAM_PORT=${UPSTREAM_PORT:-39180}
 PROXY_PORT=${PROXY_PORT:-39181}
+NGINX_PROXY_PORT=${NGINX_PROXY_PORT:-39182}
 work="$(mktemp -d)"
 cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -f "$work/nginx-proxy.pid" ] && kill "$(cat "$work/nginx-proxy.pid")" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -30,6 +39,9 @@ error_log $work/error.log;
 events { worker_connections 4096; }
 http {
   access_log off;
+  # nginx closes a keep-alive connection after 1000 requests by default; mcp-chaos then closes
+  # the client's connection too (its upstream connection is the client connection's own).
+  keepalive_requests 100000000;
   client_body_temp_path $work;
   server {
     listen 127.0.0.1:$UPSTREAM_PORT;
@@ -40,9 +52,34 @@ http {
   }
 }
 CONF
+cat > "$work/nginx-proxy.conf" <<CONF
+worker_processes $THREADS;
+pid $work/nginx-proxy.pid;
+error_log $work/nginx-proxy-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  client_body_temp_path $work;
+  proxy_temp_path $work;
+  upstream mcp { server 127.0.0.1:$UPSTREAM_PORT; keepalive 256; keepalive_requests 100000000; }
+  server {
+    listen 127.0.0.1:$NGINX_PROXY_PORT;
+    location / {
+      proxy_pass http://mcp;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }
+  }
+}
+CONF
 "$NGINX" -c "$work/nginx.conf"
+"$NGINX" -c "$work/nginx-proxy.conf"
 
-java ${MCP_CHAOS_JAVA_OPTS:-} -jar "$jar" http --control off --listen 127.0.0.1:$PROXY_PORT \
+java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control off \
+  --listen 127.0.0.1:$PROXY_PORT \
   --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/proxy.log" &
 proxy_pid=$!
 for _ in $(seq 1 100); do
@@ -57,19 +94,41 @@ wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}'
 LUA
 
-run() { # $1 label, $2 url
-  local out
-  out=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/post.lua" "$2")
-  local rps p50 p99
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  printf '%-10s %12s req/s   p50 %8s   p99 %8s\n' "$1" "$rps" "$p50" "$p99"
-  echo "$rps" > "$work/$1.rps"
+cpu_ticks() { # total user+system clock ticks of the given processes
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  echo "$t"
 }
 
-echo "machine: $(nproc) cores; $CONNECTIONS connections, $DURATION per case, wrk -t2"
+run() { # $1 label, $2 url, $3... pids whose CPU time is counted
+  local label=$1 url=$2 out t0 t1
+  shift 2
+  t0=$(cpu_ticks "$@")
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/post.lua" "$url")
+  t1=$(cpu_ticks "$@")
+  local rps p50 p99 reqs cpu=""
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  reqs=$(echo "$out" | awk '/requests in/ {print $1}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  [ $# -gt 0 ] && cpu=$(python3 -c "print(f'{($t1 - $t0) / $(getconf CLK_TCK) * 1e6 / $reqs:.1f} us CPU/request')")
+  printf '%-12s %12s req/s   p50 %8s   p99 %8s   %s   load %s\n' "$label" "$rps" "$p50" "$p99" "$cpu" \
+    "$(cut -d' ' -f1 /proc/loadavg)"
+  echo "$rps" > "$work/$label.rps"
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $CONNECTIONS connections," \
+  "$DURATION per case, wrk -t2; $THREADS threads per proxy"
+nginx_workers=$(pgrep -P "$(cat "$work/nginx-proxy.pid")" | tr '\n' ' ')
 run warmup "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
+wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
 run direct "http://127.0.0.1:$UPSTREAM_PORT/mcp"
-run mcp-chaos "http://127.0.0.1:$PROXY_PORT/mcp"
-python3 -c "import sys; d=float(open('$work/direct.rps').read()); p=float(open('$work/mcp-chaos.rps').read()); print(f'ratio mcp-chaos/direct: {p/d:.2f}')"
+run mcp-chaos "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
+# shellcheck disable=SC2086
+run nginx-proxy "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
+python3 - "$work" <<'PY'
+import sys
+rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
+d, p, n = rps("direct"), rps("mcp-chaos"), rps("nginx-proxy")
+print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}")
+PY

@@ -24,7 +24,9 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.NettyRuntime;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.SystemPropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +82,8 @@ public final class HttpProxy implements AutoCloseable {
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
-        this.group = NettyTransports.newEventLoopGroup(builder.ioThreads, "mcp-chaos-http");
+        this.group = NettyTransports.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
+                "mcp-chaos-http");
         FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
         FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
         // Without an executor of the user's, each session's interceptors run on the event loop of
@@ -109,6 +112,15 @@ public final class HttpProxy implements AutoCloseable {
         }
         log.info("listening on http://{} (transport {}), relaying to {}", format(address()), NettyTransports.name(),
                 config.upstreamLabel);
+    }
+
+    /**
+     * One event loop per core, unless {@code io.netty.eventLoopThreads} says otherwise. Netty's
+     * own default, twice the cores, suits loops that wait on something; the proxy's never do, and
+     * on 2 cores 4 loops relayed 13-16k requests/s where 2 relayed 19k (they only take turns).
+     */
+    static int defaultIoThreads() {
+        return SystemPropertyUtil.contains("io.netty.eventLoopThreads") ? 0 : NettyRuntime.availableProcessors();
     }
 
     /** A builder for a proxy in front of {@code upstream}, such as {@code http://127.0.0.1:3001/mcp}. */
@@ -351,7 +363,10 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** I/O threads; default: Netty's (twice the cores). */
+        /**
+         * I/O threads (event loops); default: one per core, or {@code io.netty.eventLoopThreads}
+         * when that system property is set.
+         */
         public Builder ioThreads(int threads) {
             if (threads < 0) {
                 throw new IllegalArgumentException("ioThreads: " + threads + " (expected: >= 0)");
