@@ -58,6 +58,9 @@ final class Exchange implements HeaderSource {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
+    /** SSE events gathered into one chunk at most (a writev takes up to 1024 buffers). */
+    private static final int MAX_EVENTS_PER_CHUNK = 256;
+
     /** One sniffer per event loop for whole bodies: it keeps caches worth keeping, and costs to make. */
     private static final FastThreadLocal<EnvelopeSniffer> SNIFFERS = new FastThreadLocal<>() {
         @Override
@@ -107,6 +110,11 @@ final class Exchange implements HeaderSource {
     private boolean done;
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
     private boolean flushPending;
+    /**
+     * The SSE events the chain let through since the last flush: written as one chunk when the
+     * flush comes, instead of a chunk (size line, event, CRLF, and a write promise) per event.
+     */
+    private CompositeByteBuf sseOut;
     private String contentTypeOverride;
     private CompositeByteBuf bodyPrefix;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
@@ -550,7 +558,13 @@ final class Exchange implements HeaderSource {
                     ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice()
                             : SseEncoder.encode(downstream.alloc(), frame.content());
                     frame.release();
-                    downstream.write(new DefaultHttpContent(event));
+                    if (sseOut == null) {
+                        sseOut = downstream.alloc().compositeBuffer(MAX_EVENTS_PER_CHUNK);
+                    }
+                    sseOut.addComponent(true, event);
+                    if (sseOut.numComponents() >= MAX_EVENTS_PER_CHUNK) {
+                        writeSseOut();
+                    }
                     flushSoon();
                     break;
                 case JSON: {
@@ -622,17 +636,34 @@ final class Exchange implements HeaderSource {
         try {
             downstream.eventLoop().execute(() -> {
                 flushPending = false;
+                writeSseOut();
                 downstream.flush();
             });
         } catch (RejectedExecutionException e) {
             flushPending = false;
+            writeSseOut();
             downstream.flush(); // shutting down: flush now rather than never
+        }
+    }
+
+    /** Writes the SSE events gathered since the last flush as one HTTP chunk. */
+    private void writeSseOut() {
+        CompositeByteBuf events = sseOut;
+        if (events == null) {
+            return;
+        }
+        sseOut = null;
+        if (done) {
+            events.release();
+        } else {
+            downstream.write(new DefaultHttpContent(events));
         }
     }
 
     private void endStream() {
         onLoop(null, () -> {
             if (!done) {
+                writeSseOut();
                 downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
                 complete();
             }
@@ -723,6 +754,10 @@ final class Exchange implements HeaderSource {
     private void releaseSse() {
         if (sse != null) {
             sse.finish(Frame::release);
+        }
+        if (sseOut != null) {
+            sseOut.release();
+            sseOut = null;
         }
     }
 

@@ -28,6 +28,8 @@ final class HttpSessions {
 
     private final ConcurrentHashMap<String, InterceptorChain> chains = new ConcurrentHashMap<>();
     private final AtomicLong unnamed = new AtomicLong();
+    /** Whether a fault ever expired a session; until one does, no request needs the lock. */
+    private volatile boolean anyExpired;
     private final Set<String> expired = Collections.newSetFromMap(
             new LinkedHashMap<String, Boolean>() {
                 private static final long serialVersionUID = 1L;
@@ -95,13 +97,14 @@ final class HttpSessions {
         synchronized (expired) {
             expired.add(sessionId);
         }
+        anyExpired = true;
         end(sessionId);
     }
 
     /** Whether a fault expired this session. */
     boolean isExpired(String sessionId) {
-        if (sessionId == null) {
-            return false;
+        if (sessionId == null || !anyExpired) {
+            return false; // the common case, without the lock every event loop would share
         }
         synchronized (expired) {
             return expired.contains(sessionId);
