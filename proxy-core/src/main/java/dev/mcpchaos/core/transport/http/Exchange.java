@@ -148,6 +148,14 @@ final class Exchange implements HeaderSource {
         return requestComplete;
     }
 
+    /**
+     * Whether this exchange used the upstream connection and left it ready for another request:
+     * its request went whole, its response came whole, and the upstream said keep-alive.
+     */
+    boolean leftUpstreamIdle() {
+        return forwarded && requestComplete && responseReceived && upstreamKeepAlive && !answeredHere;
+    }
+
     boolean isDone() {
         return done;
     }

@@ -35,8 +35,11 @@ import java.util.ArrayDeque;
 /**
  * One client connection. Serves its requests one at a time (pipelined requests wait their turn),
  * each as an {@link Exchange}, over one upstream connection of its own that lives as long as the
- * client's and is opened on the same event loop (the HexDumpProxy shape): a streaming response
- * holds it until it ends, and when either side goes away the other is closed.
+ * client's and is on the same event loop (the HexDumpProxy shape): a streaming response holds it
+ * until it ends, and when the upstream connection goes away the client's is closed. When the
+ * client's goes away, its upstream connection is closed too, unless it was idle and healthy: then
+ * it goes to the proxy's {@link UpstreamPool}, and a later client connection on the same loop
+ * takes it instead of connecting.
  *
  * <p>The client connection is read while an exchange is in progress, so a client that goes away
  * mid-stream is noticed at once and its upstream stream closed; pipelined requests wait their
@@ -52,6 +55,11 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private Channel upstream;
     private ChannelFuture upstreamReady;
     private Exchange current;
+    /**
+     * A request went on the upstream connection and its response has not all come back (or the
+     * connection's state is unknown): the connection may not serve another client connection.
+     */
+    private boolean upstreamBusy;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     /** Pipelined HTTP objects held before the connection stops being read. */
     private static final int MAX_WAITING = 64;
@@ -127,6 +135,9 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         current = null;
+        if (exchange.leftUpstreamIdle()) {
+            upstreamBusy = false;
+        }
         if (!keepAlive) {
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
@@ -143,6 +154,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     /** Sends a request head, a full request or a piece of a body upstream, connecting first if needed. */
     void sendUpstream(Exchange exchange, HttpObject message) {
         ChannelFuture ready = upstreamReady();
+        upstreamBusy = true;
         if (ready.isDone()) {
             writeUpstream(exchange, ready, message);
         } else {
@@ -176,9 +188,18 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
     private ChannelFuture upstreamReady() {
         if (upstreamReady == null || upstreamReady.isDone() && (!upstreamReady.isSuccess() || !upstream.isActive())) {
-            BackendHandler backend = new BackendHandler(this);
-            upstreamReady = connect(backend);
-            upstream = upstreamReady.channel();
+            Channel pooled = proxy.upstreamPool().acquire(ctx.channel().eventLoop());
+            if (pooled != null) {
+                pooled.pipeline().get(BackendHandler.class).frontend = this;
+                upstream = pooled;
+                upstreamReady = pooled.newSucceededFuture();
+                pooled.config().setAutoRead(ctx.channel().isWritable());
+            } else {
+                BackendHandler backend = new BackendHandler(proxy.upstreamPool(), this);
+                upstreamReady = connect(backend);
+                upstream = upstreamReady.channel();
+            }
+            upstreamBusy = false;
         }
         return upstreamReady;
     }
@@ -265,7 +286,15 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         // The upstream first: whatever else fails here, a client that left must not leave its
         // upstream stream open.
         if (upstream != null) {
-            upstream.close();
+            if (current == null && !upstreamBusy && upstreamReady.isDone() && upstreamReady.isSuccess()
+                    && upstream.isActive()) {
+                upstream.pipeline().get(BackendHandler.class).frontend = null;
+                proxy.upstreamPool().release(upstream);
+            } else {
+                upstream.close();
+            }
+            upstream = null;
+            upstreamReady = null;
         }
         try {
             if (current != null) {
@@ -286,22 +315,36 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Reads the upstream connection of a {@link FrontendHandler}. */
+    /** Reads an upstream connection: for the {@link FrontendHandler} that holds it, or idle in the pool. */
     private static final class BackendHandler extends ChannelInboundHandlerAdapter {
-        private final FrontendHandler frontend;
+        private final UpstreamPool pool;
+        /** The client connection this upstream connection serves; null while it waits in the pool. */
+        private FrontendHandler frontend;
 
-        BackendHandler(FrontendHandler frontend) {
+        BackendHandler(UpstreamPool pool, FrontendHandler frontend) {
+            this.pool = pool;
             this.frontend = frontend;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (frontend == null) {
+                // Nothing was asked on an idle connection: whatever comes makes it unusable.
+                ReferenceCountUtil.release(msg);
+                pool.remove(ctx.channel());
+                ctx.close();
+                return;
+            }
             frontend.onUpstreamMessage(ctx.channel(), msg);
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            frontend.onUpstreamInactive(ctx.channel());
+            if (frontend == null) {
+                pool.remove(ctx.channel());
+            } else {
+                frontend.onUpstreamInactive(ctx.channel());
+            }
             super.channelInactive(ctx);
         }
 

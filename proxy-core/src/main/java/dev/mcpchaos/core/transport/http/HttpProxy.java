@@ -79,6 +79,7 @@ public final class HttpProxy implements AutoCloseable {
     private final HttpSessions sessions;
     private final Channel serverChannel;
     private final AtomicInteger connections = new AtomicInteger();
+    private final UpstreamPool upstreamPool = new UpstreamPool();
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
@@ -168,6 +169,10 @@ public final class HttpProxy implements AutoCloseable {
 
     HttpSessions sessions() {
         return sessions;
+    }
+
+    UpstreamPool upstreamPool() {
+        return upstreamPool;
     }
 
     Class<? extends SocketChannel> socketChannelType() {

@@ -30,6 +30,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -57,6 +58,8 @@ class HttpProxyTest {
     private final List<String> upstreamBodies = new CopyOnWriteArrayList<>();
     private final AtomicReference<String> upstreamHost = new AtomicReference<>();
     private final List<String> upstreamHopHeaders = new CopyOnWriteArrayList<>();
+    /** The proxy-side port of the upstream connection each request came on. */
+    private final List<Integer> upstreamPorts = new CopyOnWriteArrayList<>();
     private final CountDownLatch releaseSecondEvent = new CountDownLatch(1);
 
     @BeforeEach
@@ -97,6 +100,7 @@ class HttpProxyTest {
 
     private void serveMcp(HttpExchange exchange) throws IOException {
         upstreamHost.set(exchange.getRequestHeaders().getFirst("Host"));
+        upstreamPorts.add(exchange.getRemoteAddress().getPort());
         upstreamHopHeaders.add("keep-alive=" + exchange.getRequestHeaders().getFirst("Keep-Alive") + " x-hop="
                 + exchange.getRequestHeaders().getFirst("X-Hop") + " x-custom="
                 + exchange.getRequestHeaders().getFirst("X-Custom"));
@@ -135,6 +139,13 @@ class HttpProxyTest {
             await(releaseSecondEvent);
             out.write(("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n")
                     .getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        } else if (body.contains("\"close/after\"")) {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.getResponseHeaders().set("Connection", "close");
+            byte[] bytes = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            exchange.getResponseBody().write(bytes);
             exchange.close();
         } else if (body.contains("\"slow/never\"")) {
             await(releaseSecondEvent);
@@ -211,6 +222,77 @@ class HttpProxyTest {
         assertThat(seen).containsExactly(
                 "c->s host=client.example keep-alive=timeout=5 x-hop=1 x-custom=c",
                 "s->c host=client.example keep-alive=timeout=5 x-hop=1 x-custom=c");
+    }
+
+    /** Sends one request on a connection of its own, which the client closes after the answer. */
+    private String postOnNewConnection(String body, String... extraHeaders) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n");
+            for (String header : extraHeaders) {
+                head.append(header).append("\r\n");
+            }
+            socket.getOutputStream().write((head + "\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    @Test
+    void anIdleUpstreamConnectionOutlivesItsClientConnectionAndServesTheNext() throws Exception {
+        proxy = proxyBuilder().ioThreads(1).start();
+        for (int i = 0; i < 3; i++) {
+            assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+        }
+        assertThat(upstreamPorts).hasSize(3);
+        assertThat(Set.copyOf(upstreamPorts)).as("one upstream connection for the three clients").hasSize(1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> proxy.upstreamPool().idleCount() == 1);
+    }
+
+    @Test
+    void anUpstreamConnectionTheUpstreamClosesIsNotReusedAndAGoneUpstreamIsStillAnswered502() throws Exception {
+        proxy = proxyBuilder().ioThreads(1).start();
+        // The upstream closes after this answer (Connection: close): its connection is not kept.
+        assertThat(postOnNewConnection("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"close/after\"}"))
+                .startsWith("HTTP/1.1 200");
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
+        assertThat(Set.copyOf(upstreamPorts)).hasSize(2);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> proxy.upstreamPool().idleCount() == 1);
+        // The upstream goes away: the idle connection it closes is dropped, and the next client
+        // gets the proxy's own error, with its request's id.
+        upstream.stop(0);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> proxy.upstreamPool().idleCount() == 0);
+        String answer = postOnNewConnection("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}");
+        assertThat(answer).startsWith("HTTP/1.1 502").contains("\"id\":8").contains("mcp-chaos: cannot reach the upstream");
+    }
+
+    @Test
+    void faultsStillActPerRequestOnPooledUpstreamConnections() throws Exception {
+        proxy = proxyBuilder().ioThreads(1).interceptor((ctx, frame) -> {
+            if ("busy".equals(frame.method())) {
+                ctx.connection().respondHttp(frame, 503, java.util.Map.of(), Unpooled.EMPTY_BUFFER);
+                ctx.drop(frame);
+            } else if (frame.direction() == Direction.SERVER_TO_CLIENT && frame.requestHeader("X-Cut") != null) {
+                ctx.connection().closeServerSide(frame); // the answer still goes; its connection does not
+                ctx.forward(frame);
+            } else {
+                ctx.forward(frame);
+            }
+        }).start();
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
+        assertThat(postOnNewConnection("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"busy\"}"))
+                .startsWith("HTTP/1.1 503");
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
+        assertThat(Set.copyOf(upstreamPorts)).as("the injected 503 left the pooled connection usable").hasSize(1);
+        assertThat(postOnNewConnection(INIT, "X-Cut: 1")).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
+        assertThat(upstreamPorts).hasSize(4);
+        assertThat(upstreamPorts.get(2)).isEqualTo(upstreamPorts.get(0));
+        assertThat(upstreamPorts.get(3)).as("the connection the fault closed is not reused")
+                .isNotEqualTo(upstreamPorts.get(0));
     }
 
     @Test
