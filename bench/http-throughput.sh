@@ -5,7 +5,8 @@
 # so the proxies, not the upstream, are what is measured. Both proxies get THREADS threads
 # (default: the cores): event loops for mcp-chaos, worker_processes for nginx. Besides wrk's
 # figures, the CPU time each proxy used per request is printed (from /proc), which the load of
-# other processes on the machine changes less than the rates.
+# other processes on the machine changes less than the rates. A second round sends
+# "Connection: close" (a new client connection per request), as clients without keep-alive do.
 # The load generator is wrk (Debian package). Everything on 127.0.0.1; each case runs DURATION
 # after WARMUP (mcp-chaos: its JIT compiler is still at work for the first seconds).
 # Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven.
@@ -93,6 +94,7 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}'
 LUA
+sed 's/^wrk.body/wrk.headers["Connection"] = "close"\nwrk.body/' "$work/post.lua" > "$work/post-close.lua"
 
 cpu_ticks() { # total user+system clock ticks of the given processes
   local t=0 p
@@ -100,11 +102,11 @@ cpu_ticks() { # total user+system clock ticks of the given processes
   echo "$t"
 }
 
-run() { # $1 label, $2 url, $3... pids whose CPU time is counted
+run() { # $1 label, $2 url, $3... pids whose CPU time is counted; SCRIPT: the wrk script
   local label=$1 url=$2 out t0 t1
   shift 2
   t0=$(cpu_ticks "$@")
-  out=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/post.lua" "$url")
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "${SCRIPT:-$work/post.lua}" "$url")
   t1=$(cpu_ticks "$@")
   local rps p50 p99 reqs cpu=""
   rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
@@ -132,3 +134,7 @@ rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
 d, p, n = rps("direct"), rps("mcp-chaos"), rps("nginx-proxy")
 print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}")
 PY
+echo "with Connection: close (a new client connection per request):"
+SCRIPT="$work/post-close.lua" run mcp-chaos-close "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
+# shellcheck disable=SC2086
+SCRIPT="$work/post-close.lua" run nginx-close "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
