@@ -23,7 +23,9 @@ import java.util.function.LongConsumer;
  * of the input an unterminated last line is still passed on.
  *
  * <p>The same steps serve the Netty pipeline (this handler) and the stdio transport's pumps
- * ({@link #decode}).
+ * ({@link #decode}). A caller can also take the two steps on two threads, framing on one
+ * ({@link #frameLines}) and sniffing on another ({@link #toFrame}), as the stdio pumps do so that
+ * reading and framing a pipe overlap with sniffing.
  */
 public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
 
@@ -48,15 +50,60 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
         void accept(Frame frame);
     }
 
+    /** Receives the lines of {@link #frameLines}. */
+    @FunctionalInterface
+    public interface LineConsumer {
+        /**
+         * Takes ownership of {@code line}: the line with its delimiter, whose first
+         * {@code contentLength} bytes are the message.
+         */
+        void accept(ByteBuf line, int contentLength);
+    }
+
     /** Decodes a chunk; takes ownership of it. Frames go to {@code out} in order. */
     public void decode(ByteBuf chunk, FrameConsumer out) {
-        framer.feed(chunk, listener(out));
+        frameLines(chunk, (line, contentLength) -> out.accept(toFrame(line, contentLength)));
     }
 
     /** The input ended: passes on an unterminated last line and releases what is held. */
     public void finish(FrameConsumer out) {
+        finishLines((line, contentLength) -> out.accept(toFrame(line, contentLength)));
+    }
+
+    /**
+     * The first step of {@link #decode}: frames a chunk (takes ownership of it) without sniffing;
+     * lines go to {@code out} in order, and lines over the limit are counted and logged here.
+     * Each line must then go through {@link #toFrame}, in the same order.
+     */
+    public void frameLines(ByteBuf chunk, LineConsumer out) {
+        framer.feed(chunk, listener(out));
+    }
+
+    /** The first step of {@link #finish}: an unterminated last line, then what is held is released. */
+    public void finishLines(LineConsumer out) {
         framer.finish(listener(out));
         framer.close();
+    }
+
+    /**
+     * The second step of {@link #decode}: the frame of a line from {@link #frameLines}, with its
+     * envelope sniffed and the next sequence number; takes ownership of {@code line}. Lines must
+     * come in the order they were framed, from one thread at a time.
+     */
+    public Frame toFrame(ByteBuf line, int contentLength) {
+        Envelope envelope;
+        try {
+            if (line.hasArray()) {
+                int start = line.arrayOffset() + line.readerIndex();
+                envelope = sniffer.sniff(line.array(), start, start + contentLength);
+            } else {
+                envelope = sniffer.sniff(line.slice(line.readerIndex(), contentLength));
+            }
+        } catch (RuntimeException e) {
+            line.release();
+            throw e;
+        }
+        return Frame.original(line, contentLength, envelope, direction, sequence++);
     }
 
     /** Also tells {@code listener} the length of each line discarded for being over the limit. */
@@ -79,18 +126,11 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
         return direction;
     }
 
-    private LineFramer.Listener listener(FrameConsumer out) {
+    private LineFramer.Listener listener(LineConsumer out) {
         return new LineFramer.Listener() {
             @Override
             public void onLine(ByteBuf line, int contentLength) {
-                Envelope envelope;
-                if (line.hasArray()) {
-                    int start = line.arrayOffset() + line.readerIndex();
-                    envelope = sniffer.sniff(line.array(), start, start + contentLength);
-                } else {
-                    envelope = sniffer.sniff(line.slice(line.readerIndex(), contentLength));
-                }
-                out.accept(Frame.original(line, contentLength, envelope, direction, sequence++));
+                out.accept(line, contentLength);
             }
 
             @Override

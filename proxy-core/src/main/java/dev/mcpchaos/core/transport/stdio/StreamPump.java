@@ -12,14 +12,17 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 
 /**
  * Reads one direction's pipe on a thread of its own (the JDK offers no non-blocking pipes),
- * frames and sniffs what it reads on that thread, and hands each chunk's frames to the chain's
- * event loop in one task.
+ * frames what it reads into lines on that thread, and hands each chunk's lines to the chain's
+ * event loop in one task, which sniffs them into frames and passes them on. Sniffing there, not
+ * on the reader, lets reading and framing the next chunk overlap with sniffing this one: with
+ * both on the reader it was the busiest thread of a one-way relay, the event loop nearly idle.
  *
  * <p>Backpressure, the HexDumpProxy way: the next chunk is read only when at most
  * {@link #MAX_CHUNKS_IN_FLIGHT} chunks wait for the event loop and the writer on the other side
@@ -44,7 +47,7 @@ final class StreamPump implements Runnable {
     private final Semaphore inFlight = new Semaphore(MAX_CHUNKS_IN_FLIGHT);
     private final Thread thread;
     private volatile boolean stopped;
-    private int expectedFrames = 16;
+    private int expectedLines = 16;
 
     /**
      * @param target the writer this direction's frames end up in, for backpressure
@@ -94,20 +97,19 @@ final class StreamPump implements Runnable {
                     inFlight.release();
                     break;
                 }
-                // Sized for the chunk's frames, so the list is not regrown while they are added.
-                List<Frame> frames = new ArrayList<>(Math.max(16, expectedFrames));
-                decoder.decode(chunk, frames::add);
-                expectedFrames = frames.size() + (frames.size() >> 2);
+                Lines lines = new Lines(expectedLines);
+                decoder.frameLines(chunk, lines);
+                expectedLines = Math.max(16, lines.count + (lines.count >> 2));
                 try {
                     chain.executor().execute(() -> {
                         try {
-                            chain.process(frames);
+                            chain.process(lines.toFrames(decoder));
                         } finally {
                             inFlight.release();
                         }
                     });
                 } catch (RejectedExecutionException e) {
-                    frames.forEach(Frame::release);
+                    lines.release();
                     break;
                 }
             }
@@ -116,16 +118,65 @@ final class StreamPump implements Runnable {
         } catch (RuntimeException e) {
             log.error("{}: reader failed", decoder.direction().arrow(), e);
         } finally {
-            List<Frame> last = new ArrayList<>(1);
-            decoder.finish(last::add);
+            Lines last = new Lines(1);
+            decoder.finishLines(last);
             try {
                 chain.executor().execute(() -> {
-                    chain.process(last);
-                    onEnd.run();
+                    try {
+                        chain.process(last.toFrames(decoder));
+                    } finally {
+                        onEnd.run();
+                    }
                 });
             } catch (RejectedExecutionException e) {
                 // The proxy already shut down: nobody is left to relay to.
-                last.forEach(Frame::release);
+                last.release();
+            }
+        }
+    }
+
+    /** One chunk's lines, framed on the reader thread, to be sniffed on the event loop. */
+    private static final class Lines implements LineFrameDecoder.LineConsumer {
+        private ByteBuf[] lines;
+        private int[] contentLengths;
+        private int count;
+
+        Lines(int expected) {
+            lines = new ByteBuf[expected];
+            contentLengths = new int[expected];
+        }
+
+        @Override
+        public void accept(ByteBuf line, int contentLength) {
+            if (count == lines.length) {
+                lines = Arrays.copyOf(lines, count * 2);
+                contentLengths = Arrays.copyOf(contentLengths, count * 2);
+            }
+            lines[count] = line;
+            contentLengths[count++] = contentLength;
+        }
+
+        /** The frames, in order; the lines are theirs now (released here if sniffing fails). */
+        List<Frame> toFrames(LineFrameDecoder decoder) {
+            List<Frame> frames = new ArrayList<>(count);
+            int i = 0;
+            try {
+                for (; i < count; i++) {
+                    frames.add(decoder.toFrame(lines[i], contentLengths[i]));
+                }
+            } catch (RuntimeException e) {
+                for (int j = i + 1; j < count; j++) {
+                    lines[j].release(); // toFrame released lines[i]
+                }
+                frames.forEach(Frame::release);
+                throw e;
+            }
+            return frames;
+        }
+
+        void release() {
+            for (int i = 0; i < count; i++) {
+                lines[i].release();
             }
         }
     }
