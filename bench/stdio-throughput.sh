@@ -42,7 +42,9 @@ run_case() { # $1 count, $2 size
   expected=$("${sink[@]}" --crc "$file")
   cat_report=$(cat "$file" | "${sink[@]}")
   t0=$(now); cat "$file" | "${proxy[@]}" -- "${sink[@]}" --report "$work/c2s"; t1=$(now)
-  t2=$(now); "${proxy[@]}" -- cat "$file" < /dev/null | "${sink[@]}" > "$work/s2c"; t3=$(now)
+  # The client's input ends at once here: the server gets --exit-timeout to write it all before
+  # the proxy sends SIGTERM (5 s by default, which a slow run can exceed).
+  t2=$(now); "${proxy[@]}" --exit-timeout 300s -- cat "$file" < /dev/null | "${sink[@]}" > "$work/s2c"; t3=$(now)
   t4=$(now); cat "$file" | "${proxy[@]}" -- cat | "${sink[@]}" > "$work/both"; t5=$(now)
   for r in "$cat_report" "$(cat "$work/c2s")" "$(cat "$work/s2c")" "$(cat "$work/both")"; do
     [ "${r##*crc32c=}" = "${expected##*crc32c=}" ] || { echo "output differs from input (size $2): $r" >&2; exit 1; }
