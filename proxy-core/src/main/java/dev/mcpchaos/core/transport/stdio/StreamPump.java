@@ -33,8 +33,12 @@ final class StreamPump implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(StreamPump.class);
 
-    /** Chunks read but not yet processed by the event loop. */
-    static final int MAX_CHUNKS_IN_FLIGHT = 4;
+    /**
+     * Chunks read but not yet processed by the event loop: at most 1 MiB per direction, as much
+     * as the writer's high-water mark. With 4, the reader, the event loop and the writer waited on
+     * each other often enough that none of them was busy more than half the time.
+     */
+    static final int MAX_CHUNKS_IN_FLIGHT = 16;
     /** Bytes asked for per read; a pipe returns what it has, up to this. */
     static final int CHUNK_SIZE = 64 * 1024;
 
