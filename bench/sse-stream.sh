@@ -4,8 +4,11 @@
 # directly from the upstream and through `mcp-chaos http` (no rules), with nginx as a reverse
 # proxy (proxy_buffering off) beside them for reference. The upstream is
 # dev.mcpchaos.bench.sse.SseUpstream (benchmarks module), which writes the events as fast as the
-# connection takes them. Two sizes: SMALL_EVENTS events of about 120 B (default 200,000) and
-# LARGE_EVENTS of 64 KiB (default 2,000); RUNS runs of each (default 3), the median is printed.
+# connection takes them. Two sizes: SMALL_EVENTS events of about 120 B (default 2,000,000) and
+# LARGE_EVENTS of 64 KiB (default 10,000); RUNS runs of each (default 3), the median is printed.
+# mcp-chaos runs twice: with --control off (no metrics: with no rules, events are relayed without
+# being framed) and as the CLI runs by default (control endpoint and metrics on: every event is
+# framed, sniffed and counted).
 # Needs curl and nginx (apt-get install nginx-light). 127.0.0.1 only; every run is capped at 120 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,15 +17,16 @@ bench_jar="$root/benchmarks/target/benchmarks.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-SMALL_EVENTS=${SMALL_EVENTS:-200000}
-LARGE_EVENTS=${LARGE_EVENTS:-2000}
+SMALL_EVENTS=${SMALL_EVENTS:-2000000}
+LARGE_EVENTS=${LARGE_EVENTS:-10000}
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-$(nproc)}
 BASE_PORT=${BASE_PORT:-19480}  # below the ephemeral range (32768+), which client sockets take
 UPSTREAM_PORT=$BASE_PORT; PROXY_PORT=$((BASE_PORT + 1)); NGINX_PROXY_PORT=$((BASE_PORT + 2))
+METRICS_PROXY_PORT=$((BASE_PORT + 3)); CONTROL_PORT=$((BASE_PORT + 4))
 work="$(mktemp -d)"
 cleanup() {
-  for p in ${upstream_pid:-} ${proxy_pid:-}; do kill "$p" 2>/dev/null || true; done
+  for p in ${upstream_pid:-} ${proxy_pid:-} ${metrics_proxy_pid:-}; do kill "$p" 2>/dev/null || true; done
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   sleep 0.2; rm -rf "$work"
 }
@@ -39,7 +43,13 @@ java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar"
   --listen 127.0.0.1:$PROXY_PORT --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/proxy.log" &
 proxy_pid=$!
 wait_for "$work/proxy.log" "listening on"
-targets="direct:$UPSTREAM_PORT mcp-chaos:$PROXY_PORT"
+# As the CLI runs by default: the control endpoint on, so metrics count every message, and every
+# event is framed and sniffed (with --control off and no rules, events are relayed unframed).
+java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control 127.0.0.1:$CONTROL_PORT \
+  --listen 127.0.0.1:$METRICS_PROXY_PORT --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/metrics-proxy.log" &
+metrics_proxy_pid=$!
+wait_for "$work/metrics-proxy.log" "listening on"
+targets="direct:$UPSTREAM_PORT mcp-chaos:$PROXY_PORT mcp-chaos+metrics:$METRICS_PROXY_PORT"
 if [ -x "$NGINX" ]; then
   cat > "$work/nginx.conf" <<CONF
 worker_processes $THREADS;
@@ -86,10 +96,10 @@ runs = defaultdict(list)
 for line in open(sys.argv[1]):
     label, events, size, secs, nbytes = line.split()
     runs[(int(size), label)].append((float(secs), int(events), int(nbytes)))
-print(f"{'event size':>10} {'target':<12} {'events/s':>12} {'MB/s':>9} {'ratio':>6}   runs (s)")
+print(f"{'event size':>10} {'target':<18} {'events/s':>12} {'MB/s':>9} {'ratio':>6}   runs (s)")
 for size in sorted({k[0] for k in runs}):
     base = None
-    for label in ("direct", "mcp-chaos", "nginx-proxy"):
+    for label in ("direct", "mcp-chaos", "mcp-chaos+metrics", "nginx-proxy"):
         r = runs.get((size, label))
         if not r:
             continue
@@ -97,6 +107,6 @@ for size in sorted({k[0] for k in runs}):
         events, nbytes = r[0][1], r[0][2]
         eps = events / secs
         base = base or eps
-        print(f"{size:>10} {label:<12} {eps:>12,.0f} {nbytes / secs / 1e6:>9.1f} {eps / base:>6.3f}   "
+        print(f"{size:>10} {label:<18} {eps:>12,.0f} {nbytes / secs / 1e6:>9.1f} {eps / base:>6.3f}   "
               + ", ".join(f"{x[0]:.2f}" for x in r))
 PY
