@@ -12,6 +12,8 @@
 # Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib/nginx-proxy.sh
+. "$root/bench/lib/nginx-proxy.sh"
 jar="$root/proxy-server/target/mcp-chaos.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
@@ -53,29 +55,7 @@ http {
   }
 }
 CONF
-cat > "$work/nginx-proxy.conf" <<CONF
-worker_processes $THREADS;
-pid $work/nginx-proxy.pid;
-error_log $work/nginx-proxy-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  client_body_temp_path $work;
-  proxy_temp_path $work;
-  upstream mcp { server 127.0.0.1:$UPSTREAM_PORT; keepalive 256; keepalive_requests 100000000; }
-  server {
-    listen 127.0.0.1:$NGINX_PROXY_PORT;
-    location / {
-      proxy_pass http://mcp;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-      proxy_request_buffering off;
-    }
-  }
-}
-CONF
+nginx_proxy_conf "$THREADS" "$work" "$NGINX_PROXY_PORT" "$UPSTREAM_PORT" > "$work/nginx-proxy.conf"
 "$NGINX" -c "$work/nginx.conf"
 "$NGINX" -c "$work/nginx-proxy.conf"
 

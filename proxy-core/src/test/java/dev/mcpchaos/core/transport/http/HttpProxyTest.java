@@ -295,15 +295,20 @@ class HttpProxyTest {
                 .isNotEqualTo(upstreamPorts.get(0));
     }
 
-    @Test
-    void sseEventsAreStreamedOneByOneAndUnchanged() throws Exception {
-        proxy = proxyBuilder().start();
-        HttpRequest request = HttpRequest.newBuilder(proxyUri())
+    /** The session's tools/call of "search", id 2, which the scripted upstream answers with two SSE events. */
+    private HttpRequest searchCall() {
+        return HttpRequest.newBuilder(proxyUri())
                 .header("Content-Type", "application/json")
                 .header("Mcp-Session-Id", "s-123")
                 .POST(HttpRequest.BodyPublishers.ofString(
                         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
                 .build();
+    }
+
+    @Test
+    void sseEventsAreStreamedOneByOneAndUnchanged() throws Exception {
+        proxy = proxyBuilder().start();
+        HttpRequest request = searchCall();
         HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         assertThat(response.headers().firstValue("Content-Type")).hasValue("text/event-stream");
         InputStream body = response.body();
@@ -332,12 +337,7 @@ class HttpProxyTest {
                 return inspecting.get();
             }
         }).start();
-        HttpRequest request = HttpRequest.newBuilder(proxyUri())
-                .header("Content-Type", "application/json")
-                .header("Mcp-Session-Id", "s-123")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
-                .build();
+        HttpRequest request = searchCall();
         HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         InputStream body = response.body();
         String first = "id: e1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
@@ -379,11 +379,7 @@ class HttpProxyTest {
             ctx.forward(frame);
         }).start();
         post(INIT);
-        HttpRequest call = HttpRequest.newBuilder(proxyUri())
-                .header("Mcp-Session-Id", "s-123")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
-                .build();
+        HttpRequest call = searchCall();
         releaseSecondEvent.countDown();
         client.send(call, HttpResponse.BodyHandlers.ofString());
         assertThat(seen).containsExactly(
