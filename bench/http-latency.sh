@@ -113,7 +113,7 @@ load warm-up "$PROXY_PORT" 5000 "${WARMUP:-15}" 0 > /dev/null
 for rate in $RATES; do
   for t in $targets; do
     label=${t%%:*}; port=${t##*:}
-    load "$label" "$port" "$rate" "$DURATION" 2 | tee -a "$work/all.txt" | grep -v '^result:' >&2
+    load "$label" "$port" "$rate" "$DURATION" "${DRIVER_WARMUP:-2}" | tee -a "$work/all.txt" | grep -v '^result:' >&2
   done
 done
 
