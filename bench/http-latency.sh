@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Latency at fixed request rates, without coordinated omission: MCP-style JSON-RPC POSTs sent at
 # RATES requests/s (default 1000 5000 10000), DURATION seconds each (default 10, after 2 s of
-# unrecorded warm-up; mcp-chaos gets WARMUP s more, default 15, first), over CONNECTIONS keep-alive connections (default 100), by
+# unrecorded warm-up, DRIVER_WARMUP; mcp-chaos is warmed up first, WARMUP s at 1,000 req/s and
+# WARMUP s at 5,000, default 15 each), over CONNECTIONS keep-alive connections (default 100), by
 # dev.mcpchaos.bench.load.FixedRateLoad (benchmarks module), which counts each request's latency
 # from the time it was meant to be sent. The upstream is nginx answering every POST /mcp with a
 # fixed JSON-RPC result; it is reached directly, through `mcp-chaos http` (no rules), through
@@ -109,6 +110,9 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $C
 $have_haproxy || echo "haproxy: not installed and could not be installed; its case is skipped"
 # Let the JVM proxy compile its hot path before anything is recorded: its JIT compiler is still
 # busy 10-15 s into a run at these rates (3 s left its p50 at 5,000 req/s ten times nginx's).
+# A ramp: a cold JVM at full rate falls behind by seconds, its compiler starved of CPU, and was
+# still catching up when the measured case began (p99 of hundreds of ms in one run of three).
+load warm-up "$PROXY_PORT" 1000 "${WARMUP:-15}" 0 > /dev/null
 load warm-up "$PROXY_PORT" 5000 "${WARMUP:-15}" 0 > /dev/null
 for rate in $RATES; do
   for t in $targets; do
