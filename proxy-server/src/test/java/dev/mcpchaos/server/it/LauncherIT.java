@@ -56,6 +56,9 @@ class LauncherIT {
         Run first = launch(Map.of());
         assertThat(first.exitCode).isZero();
         assertThat(first.stdout).isEqualTo(INITIALIZE); // `cat` answers with what it got
+        // SLF4J speaks up on stderr when the shaded jar lost its provider, or when it had to replay
+        // stand-in loggers because logging was set up late (StartUp sets it up beside picocli).
+        assertThat(first.stderr).doesNotContain("SLF4J");
         assertThat(archive).isRegularFile();
         assertThat(Files.size(archive)).isGreaterThan(1024 * 1024);
         assertThat(root.resolve("proxy-server/target/mcp-chaos.jsa.failed")).doesNotExist();
