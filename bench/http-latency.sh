@@ -14,8 +14,8 @@
 # case sends at most rate x (DURATION + 2) requests and waits at most 5 s more for answers.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=bench/lib/nginx-proxy.sh
-. "$root/bench/lib/nginx-proxy.sh"
+# shellcheck source=bench/lib/nginx.sh
+. "$root/bench/lib/nginx.sh"
 jar="$root/proxy-server/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
@@ -46,24 +46,7 @@ have_haproxy=false
 [ -x "$HAPROXY" ] && have_haproxy=true
 
 body='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}],"isError":false}}'
-cat > "$work/upstream.conf" <<CONF
-worker_processes 1;
-pid $work/upstream.pid;
-error_log $work/upstream-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  client_body_temp_path $work;
-  server {
-    listen 127.0.0.1:$UPSTREAM_PORT;
-    location /mcp {
-      default_type application/json;
-      return 200 '$body';
-    }
-  }
-}
-CONF
+nginx_upstream_conf "$work" "$work/upstream.pid" "$UPSTREAM_PORT" "$body" > "$work/upstream.conf"
 nginx_proxy_conf "$THREADS" "$work" "$NGINX_PROXY_PORT" "$UPSTREAM_PORT" > "$work/nginx-proxy.conf"
 cat > "$work/haproxy.cfg" <<CONF
 global

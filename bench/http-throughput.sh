@@ -12,8 +12,8 @@
 # Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=bench/lib/nginx-proxy.sh
-. "$root/bench/lib/nginx-proxy.sh"
+# shellcheck source=bench/lib/nginx.sh
+. "$root/bench/lib/nginx.sh"
 jar="$root/proxy-server/target/mcp-chaos.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
@@ -35,26 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  # nginx closes a keep-alive connection after 1000 requests by default; mcp-chaos then closes
-  # the client's connection too (its upstream connection is the client connection's own).
-  keepalive_requests 100000000;
-  client_body_temp_path $work;
-  server {
-    listen 127.0.0.1:$UPSTREAM_PORT;
-    location /mcp {
-      default_type application/json;
-      return 200 '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}],"isError":false}}';
-    }
-  }
-}
-CONF
+body='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}],"isError":false}}'
+nginx_upstream_conf "$work" "$work/nginx.pid" "$UPSTREAM_PORT" "$body" > "$work/nginx.conf"
 nginx_proxy_conf "$THREADS" "$work" "$NGINX_PROXY_PORT" "$UPSTREAM_PORT" > "$work/nginx-proxy.conf"
 "$NGINX" -c "$work/nginx.conf"
 "$NGINX" -c "$work/nginx-proxy.conf"

@@ -3,7 +3,6 @@ package dev.mcpchaos.server.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.testing.CatProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -102,16 +101,7 @@ class RulesCommandTest {
 
     /** A proxy whose server is cat, with these rules (YAML; null for none) and token (null for none), seed 7. */
     private CatProxy start(String rules, String token) throws Exception {
-        cat = new CatProxy(b -> {
-            b.control(new InetSocketAddress("127.0.0.1", 0)).seed(7);
-            if (rules != null) {
-                b.rules(RuleSet.parse(rules, "start.yaml"));
-            }
-            if (token != null) {
-                b.controlToken(token);
-            }
-            return b;
-        });
+        cat = CatProxy.withControl(rules, token);
         return cat;
     }
 

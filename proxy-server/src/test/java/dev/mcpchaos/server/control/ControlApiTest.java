@@ -5,7 +5,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.testing.CatProxy;
 import org.junit.jupiter.api.AfterEach;
@@ -44,16 +43,7 @@ class ControlApiTest {
     }
 
     private CatProxy start(String rules, String token) throws Exception {
-        cat = new CatProxy(b -> {
-            b.control(new InetSocketAddress("127.0.0.1", 0)).seed(7);
-            if (rules != null) {
-                b.rules(RuleSet.parse(rules, "start.yaml"));
-            }
-            if (token != null) {
-                b.controlToken(token);
-            }
-            return b;
-        });
+        cat = CatProxy.withControl(rules, token);
         return cat;
     }
 

@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.testing;
 
+import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.McpChaosProxy;
 
 import java.io.BufferedReader;
@@ -43,6 +44,23 @@ public final class CatProxy implements AutoCloseable {
     public final Map<String, AtomicLong> faultsByType = new ConcurrentHashMap<>();
     private final OutputStream client;
     private final Thread reader;
+
+    /**
+     * A proxy with its control endpoint on a free loopback port, seed 7, these rules (YAML; null
+     * for none) and this control token (null for none).
+     */
+    public static CatProxy withControl(String rules, String token) throws Exception {
+        return new CatProxy(b -> {
+            b.control(new InetSocketAddress("127.0.0.1", 0)).seed(7);
+            if (rules != null) {
+                b.rules(RuleSet.parse(rules, "start.yaml"));
+            }
+            if (token != null) {
+                b.controlToken(token);
+            }
+            return b;
+        });
+    }
 
     public CatProxy(UnaryOperator<McpChaosProxy.StdioBuilder> configure) throws Exception {
         Pipe in = Pipe.open();
