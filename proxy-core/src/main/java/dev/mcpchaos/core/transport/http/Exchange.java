@@ -37,14 +37,12 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP request from the client and the response to it: the route of every frame that
@@ -97,7 +95,6 @@ final class Exchange implements HeaderSource {
     private Object requestId;
     private boolean forwarded;
     private boolean answeredHere;
-    private ScheduledFuture<?> responseTimeout;
 
     private Mode mode = Mode.AWAITING;
     private HttpResponse responseHead;
@@ -358,12 +355,12 @@ final class Exchange implements HeaderSource {
 
     private void startResponseTimeout() {
         if (config.responseTimeoutMillis > 0) {
-            responseTimeout = downstream.eventLoop().schedule(this::onResponseTimeout,
-                    config.responseTimeoutMillis, TimeUnit.MILLISECONDS);
+            frontend.startResponseTimer(this, config.responseTimeoutMillis);
         }
     }
 
-    private void onResponseTimeout() {
+    /** The upstream did not answer within the response timeout (see {@link FrontendHandler#startResponseTimer}). */
+    void onResponseTimeout() {
         if (responseHead == null && !done) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri());
@@ -397,9 +394,7 @@ final class Exchange implements HeaderSource {
         if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
             return; // 100 Continue and friends: the final answer follows
         }
-        if (responseTimeout != null) {
-            responseTimeout.cancel(false);
-        }
+        frontend.stopResponseTimer(this);
         responseHead = response;
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         trackSession(response);
@@ -739,9 +734,7 @@ final class Exchange implements HeaderSource {
     /** The client's connection closed: let go of everything. */
     void abort() {
         done = true;
-        if (responseTimeout != null) {
-            responseTimeout.cancel(false);
-        }
+        frontend.stopResponseTimer(this);
         releaseRequestBody();
         if (responseBody != null) {
             responseBody.release();
@@ -855,9 +848,7 @@ final class Exchange implements HeaderSource {
             return;
         }
         done = true;
-        if (responseTimeout != null) {
-            responseTimeout.cancel(false);
-        }
+        frontend.stopResponseTimer(this);
         releaseSse();
         if (bodyPrefix != null) {
             bodyPrefix.release();

@@ -31,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection. Serves its requests one at a time (pipelined requests wait their turn),
@@ -63,6 +64,16 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     /** Pipelined HTTP objects held before the connection stops being read. */
     private static final int MAX_WAITING = 64;
+
+    /**
+     * The exchange waiting for its response head, and until when ({@link System#nanoTime}). One
+     * timer task per connection serves every exchange on it: starting a wait only moves the
+     * deadline, and the task, when it fires early, sleeps on until the deadline. A task per
+     * request (and its cancellation) was a sixth of the proxy's allocation per request.
+     */
+    private Exchange awaitingResponse;
+    private long responseDeadline;
+    private boolean responseTimerScheduled;
 
     FrontendHandler(HttpProxy proxy) {
         this.proxy = proxy;
@@ -149,6 +160,39 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
         }
+    }
+
+    /** The exchange's request went upstream: it is answered 504 unless its response head comes within the timeout. On the loop. */
+    void startResponseTimer(Exchange exchange, long timeoutMillis) {
+        awaitingResponse = exchange;
+        responseDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        if (!responseTimerScheduled) {
+            responseTimerScheduled = true;
+            ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The exchange got its response head, or ended. On the loop. */
+    void stopResponseTimer(Exchange exchange) {
+        if (awaitingResponse == exchange) {
+            awaitingResponse = null;
+        }
+    }
+
+    private void checkResponseDeadline() {
+        responseTimerScheduled = false;
+        Exchange exchange = awaitingResponse;
+        if (exchange == null) {
+            return;
+        }
+        long left = responseDeadline - System.nanoTime();
+        if (left > 0) { // a later request moved the deadline since this task was scheduled
+            responseTimerScheduled = true;
+            ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
+            return;
+        }
+        awaitingResponse = null;
+        exchange.onResponseTimeout();
     }
 
     /** Sends a request head, a full request or a piece of a body upstream, connecting first if needed. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -512,6 +513,47 @@ class HttpProxyTest {
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.body()).contains("\"id\":9").contains("did not answer within 300 ms");
         assertThat(observed.events).containsExactly("upstream timeout");
+    }
+
+    @Test
+    void theResponseTimeoutCountsFromEachRequestOnAKeptAliveConnection() throws Exception {
+        // One timer serves the connection's requests: the one started by the first (answered) request
+        // fires before the second's deadline, and must wait on for it, not answer the second early.
+        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(600)).observer(observed).start();
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            InputStream in = socket.getInputStream();
+            writePost(socket, INIT);
+            assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+            Thread.sleep(300);
+            long sent = System.nanoTime();
+            writePost(socket, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"slow/never\"}");
+            String answer = readResponse(in);
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+            assertThat(answer).startsWith("HTTP/1.1 504").contains("did not answer within 600 ms");
+            assertThat(waitedMillis).isBetween(580L, 5_000L);
+        }
+        assertThat(observed.events).containsExactly("session started s-123", "upstream timeout");
+    }
+
+    private static void writePost(Socket socket, String body) throws IOException {
+        socket.getOutputStream().write(("POST /mcp HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** Reads one response with a Content-Length body from a kept-alive connection. */
+    private static String readResponse(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("connection closed after " + head);
+            }
+            head.append((char) b);
+        }
+        java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        assertThat(length.find()).as("Content-Length in %s", head).isTrue();
+        return head + new String(in.readNBytes(Integer.parseInt(length.group(1))), StandardCharsets.UTF_8);
     }
 
     @Test
