@@ -4,6 +4,8 @@
 # (jcmd GC.heap_info), threads and file descriptors, before the streams, while all are held, and
 # after they closed. The upstream is dev.mcpchaos.bench.sse.SseUpstream's GET /hold (a stream
 # that sends one comment and then stays silent); the client is dev.mcpchaos.bench.sse.HeldStreams.
+# At the end of the hold the upstream writes one event to every stream it holds (its /broadcast),
+# and the client says how many of the held streams it reached through the proxy, and how fast.
 # SESSIONS streams (default 10,000) opened at CONNECT_RATE per second (default 500) and held
 # HOLD seconds (default 20). The proxy needs two descriptors per stream (client and upstream
 # side): the script raises `ulimit -n` as far as the hard limit lets it and lowers SESSIONS to
@@ -76,13 +78,15 @@ for _ in 1 2 3; do curl -s --max-time 5 -o /dev/null -X POST -H 'Content-Type: a
   -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "http://127.0.0.1:$PROXY_PORT/mcp" || true; done
 measure "idle"
 java -cp "$bench_jar" dev.mcpchaos.bench.sse.HeldStreams --url "http://127.0.0.1:$PROXY_PORT/mcp/hold" \
-  --streams "$SESSIONS" --connect-rate "$CONNECT_RATE" --hold "$HOLD" > "$work/client.log" 2>&1 &
+  --streams "$SESSIONS" --connect-rate "$CONNECT_RATE" --hold "$HOLD" \
+  --broadcast "http://127.0.0.1:$UPSTREAM_PORT/broadcast" > "$work/client.log" 2>&1 &
 client_pid=$!
 wait_for "$work/client.log" "^holding" $(( (SESSIONS / CONNECT_RATE + 70) * 10 ))
 grep "^opened" "$work/client.log"
 measure "$(grep -o 'holding [0-9]* streams' "$work/client.log")"
 wait "$client_pid" || true
 client_pid=
+grep "^message reached" "$work/client.log" || echo "no message was broadcast to the streams"
 grep "^closing" "$work/client.log" || true
 sleep 2
 measure "after they closed"

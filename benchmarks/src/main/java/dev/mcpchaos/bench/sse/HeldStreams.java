@@ -20,6 +20,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +35,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code GET URL} with {@code Accept: text/event-stream} and counted as open once the
  * {@code 200} and its first bytes have arrived. When all are open (or after 60 s), prints
  * {@code holding N streams}, holds them {@code --hold} seconds (default 20, at most 600), prints
- * {@code closing}, closes them and exits. Bounded in count and time; 127.0.0.1 only.
+ * {@code closing}, closes them and exits. With {@code --broadcast URL}, at the end of the hold it
+ * POSTs to URL (the upstream's {@code /broadcast}, which writes one event to every stream it
+ * holds) and waits up to 30 s for a {@code data:} line on every held stream, then prints
+ * {@code message reached R of N held streams in T ms}. Bounded in count and time; 127.0.0.1 only.
  */
 public final class HeldStreams {
 
@@ -45,19 +52,21 @@ public final class HeldStreams {
         int streams = 1000;
         int connectRate = 2000;
         int holdSeconds = 20;
+        String broadcastUrl = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--url": url = args[++i]; break;
                 case "--streams": streams = Integer.parseInt(args[++i]); break;
                 case "--connect-rate": connectRate = Integer.parseInt(args[++i]); break;
                 case "--hold": holdSeconds = Integer.parseInt(args[++i]); break;
+                case "--broadcast": broadcastUrl = args[++i]; break;
                 default:
                     throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
         if (url == null || streams < 1 || streams > 30_000 || connectRate < 1 || holdSeconds < 0 || holdSeconds > 600) {
             System.err.println("usage: HeldStreams --url http://127.0.0.1:PORT/hold [--streams 1..30000]"
-                    + " [--connect-rate N/s] [--hold 0..600 s]");
+                    + " [--connect-rate N/s] [--hold 0..600 s] [--broadcast http://127.0.0.1:PORT/broadcast]");
             System.exit(2);
         }
         URI uri = URI.create(url);
@@ -69,6 +78,7 @@ public final class HeldStreams {
         AtomicInteger closedBeforeOpen = new AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<String> firstProblem = new java.util.concurrent.atomic.AtomicReference<>();
         AtomicInteger closedEarly = new AtomicInteger();
+        AtomicInteger reached = new AtomicInteger();
         EventLoopGroup group = NettyTransports.newEventLoopGroup(1, "held-streams");
         List<Channel> channels = new ArrayList<>(streams);
         long started = System.nanoTime();
@@ -81,6 +91,7 @@ public final class HeldStreams {
                             ch.pipeline().addLast(new HttpClientCodec(), new ChannelInboundHandlerAdapter() {
                                 boolean ok;
                                 boolean counted;
+                                boolean gotMessage;
 
                                 @Override
                                 public void channelActive(ChannelHandlerContext ctx) {
@@ -108,6 +119,11 @@ public final class HeldStreams {
                                                 && ((HttpContent) msg).content().isReadable()) {
                                             counted = true;
                                             open.incrementAndGet();
+                                        }
+                                        if (msg instanceof HttpContent && ok && !gotMessage
+                                                && ((HttpContent) msg).content().toString(StandardCharsets.US_ASCII).contains("data:")) {
+                                            gotMessage = true; // the comment that opens a stream has none
+                                            reached.incrementAndGet();
                                         }
                                     } finally {
                                         ReferenceCountUtil.release(msg);
@@ -160,7 +176,22 @@ public final class HeldStreams {
                     firstProblem.get() == null ? "" : "; first: " + firstProblem.get());
             System.out.printf("holding %d streams%n", open.get() - closedEarly.get());
             System.out.flush();
+            HttpClient broadcaster = broadcastUrl == null ? null : HttpClient.newHttpClient(); // set up outside the timing
             Thread.sleep(TimeUnit.SECONDS.toMillis(holdSeconds));
+            if (broadcaster != null) {
+                int held = open.get() - closedEarly.get();
+                long sent = System.nanoTime();
+                String answer = broadcaster.send(
+                        HttpRequest.newBuilder(URI.create(broadcastUrl)).timeout(Duration.ofSeconds(10))
+                                .POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                long until = sent + TimeUnit.SECONDS.toNanos(30);
+                while (reached.get() < held && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+                System.out.printf("message reached %d of %d held streams in %d ms (upstream wrote it to %s)%n",
+                        reached.get(), held, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent), answer);
+            }
             System.out.printf("closing: %d still open, %d closed by the other side while held%n",
                     open.get() - closedEarly.get(), closedEarly.get());
             System.out.flush();

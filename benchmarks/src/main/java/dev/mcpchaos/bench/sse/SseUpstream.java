@@ -11,6 +11,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -27,6 +29,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,7 +44,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       fast as the connection takes them (it waits while the channel is not writable), then the
  *       end of the response (N from 1 to 10,000,000; S from 100 to 16 MiB);</li>
  *   <li>{@code GET /hold}: {@code 200 text/event-stream}, one comment {@code : open}, then nothing
- *       until the client leaves: an idle MCP GET stream;</li>
+ *       until the client leaves (or a broadcast): an idle MCP GET stream;</li>
+ *   <li>{@code POST /broadcast}: writes one {@code notifications/message} event to every held
+ *       stream and answers {@code {"streams":N}}, N the streams it was written to;</li>
  *   <li>anything else: a {@code 200} JSON-RPC result.</li>
  * </ul>
  *
@@ -51,6 +56,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SseUpstream {
 
     private static final AtomicInteger HELD = new AtomicInteger();
+    /** The held streams, for a broadcast; a closed channel leaves the group by itself. */
+    private static final ChannelGroup HOLDING = new DefaultChannelGroup("held", GlobalEventExecutor.INSTANCE);
+    static final String BROADCAST_EVENT = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+            + "\"params\":{\"level\":\"info\",\"data\":\"broadcast\"}}\n\n";
 
     private SseUpstream() {
     }
@@ -122,15 +131,24 @@ public final class SseUpstream {
                 HELD.incrementAndGet();
                 ctx.write(sseHead());
                 ctx.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(": open\n\n", StandardCharsets.US_ASCII)));
+                HOLDING.add(ctx.channel());
+            } else if (request.method() == HttpMethod.POST && query.path().endsWith("/broadcast")) {
+                int streams = HOLDING.size();
+                HOLDING.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(BROADCAST_EVENT, StandardCharsets.US_ASCII)));
+                answer(ctx, request, "{\"streams\":" + streams + "}");
             } else {
-                byte[] body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".getBytes(StandardCharsets.US_ASCII);
-                DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                        Unpooled.wrappedBuffer(body));
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-                boolean keepAlive = HttpUtil.isKeepAlive(request);
-                ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE : ChannelFutureListener.CLOSE);
+                answer(ctx, request, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
             }
+        }
+
+        private static void answer(ChannelHandlerContext ctx, FullHttpRequest request, String json) {
+            byte[] body = json.getBytes(StandardCharsets.US_ASCII);
+            DefaultFullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.wrappedBuffer(body));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE : ChannelFutureListener.CLOSE);
         }
 
         private static HttpResponse sseHead() {
