@@ -55,4 +55,26 @@ public interface FrameInterceptor {
     default boolean inspects(TransportKind transport, Direction direction) {
         return true;
     }
+
+    /**
+     * Whether this interceptor, as it stands now, only <em>observes</em> frames travelling in
+     * {@code direction} on {@code transport}. {@code true} is a promise that {@link #onFrame}
+     * forwards every such frame before it returns, the same frame, unchanged; that it emits
+     * nothing, drops nothing and acts on no connection; and that it keeps no reference to the
+     * frame (it may record what it read of it: a count, a log line). Metrics, the event log and
+     * the traffic log are observers.
+     *
+     * <p>When every interceptor of a chain that {@link #inspects inspects} a direction only
+     * observes it, a transport may relay that direction's bytes as they come and show the
+     * interceptors each message beside them ({@link InterceptorChain#observe}), instead of
+     * writing out what the chain hands on: the HTTP transport then relays an SSE stream as it
+     * reads it and still frames and sniffs its events for the observers. Like {@code inspects},
+     * it is asked again for every chunk, so a change takes effect from the next event.
+     *
+     * <p>Called often and from any thread: it must be cheap and thread-safe. The default,
+     * {@code false}, is always correct.
+     */
+    default boolean onlyObserves(TransportKind transport, Direction direction) {
+        return false;
+    }
 }

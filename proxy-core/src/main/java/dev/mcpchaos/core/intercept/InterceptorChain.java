@@ -40,6 +40,8 @@ public final class InterceptorChain {
     private final FrameSink toClient;
     private final Position[] positions;
     private boolean inBatch;
+    /** Frames are being {@link #observe observed}: forwarding or dropping one ends its visit to an interceptor. */
+    private boolean observing;
 
     /**
      * @param interceptors run in this order for both directions
@@ -82,6 +84,68 @@ public final class InterceptorChain {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether every interceptor of this chain that {@link #inspects inspects} frames of
+     * {@code direction} now only {@link FrameInterceptor#onlyObserves observes} them (true when
+     * none inspects them). A transport may then relay that direction's bytes as they come and
+     * hand the frames it makes of them to {@link #observe} instead of {@link #process}.
+     * Thread-safe.
+     */
+    public boolean onlyObserves(Direction direction) {
+        for (Position position : positions) {
+            FrameInterceptor interceptor = position.interceptor;
+            if (interceptor.inspects(transport, direction) && !interceptor.onlyObserves(transport, direction)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Shows frames whose bytes the transport relays itself (see {@link #onlyObserves}) to the
+     * interceptors that inspect and only observe their direction, in order: each frame is
+     * correlated, shown to them, then released; none reaches a sink. An interceptor that inspects
+     * but no longer only observes (a rule added since the transport asked) does not see these
+     * frames: their bytes are already on their way, so the change applies from the next event.
+     * Takes ownership of the frames.
+     */
+    public void observe(List<Frame> frames) {
+        if (!executor.inEventLoop()) {
+            executor.execute(() -> observe(frames));
+            return;
+        }
+        observing = true;
+        try {
+            for (Frame frame : frames) {
+                try {
+                    look(frame);
+                } finally {
+                    frame.release();
+                }
+            }
+        } finally {
+            observing = false;
+        }
+    }
+
+    private void look(Frame frame) {
+        Direction direction = frame.direction();
+        if (!inspects(direction)) {
+            return;
+        }
+        session.correlator().observe(frame, executor.ticker());
+        for (Position position : positions) {
+            FrameInterceptor interceptor = position.interceptor;
+            if (interceptor.inspects(transport, direction) && interceptor.onlyObserves(transport, direction)) {
+                try {
+                    interceptor.onFrame(position, frame);
+                } catch (Throwable t) {
+                    log.error("interceptor {} failed on {}", interceptor, frame, t);
+                }
+            }
+        }
     }
 
     /** Takes a frame just read off the wire: correlates it, then runs it through the chain. */
@@ -283,6 +347,9 @@ public final class InterceptorChain {
         @Override
         public void forward(Frame frame) {
             handled = true;
+            if (observing && executor.inEventLoop()) {
+                return; // an observer's forward: the transport relays the bytes, observe() releases the frame
+            }
             if (executor.inEventLoop()) {
                 dispatch(index + 1, frame);
             } else {
@@ -302,6 +369,9 @@ public final class InterceptorChain {
         @Override
         public void drop(Frame frame) {
             handled = true;
+            if (observing && executor.inEventLoop()) {
+                return; // an observer broke its promise; its bytes are relayed all the same
+            }
             frame.release();
         }
 

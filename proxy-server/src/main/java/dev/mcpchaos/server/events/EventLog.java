@@ -99,6 +99,12 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         ctx.forward(frame);
     }
 
+    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
+    @Override
+    public boolean onlyObserves(TransportKind transport, Direction direction) {
+        return true;
+    }
+
     @Override
     public void sessionStarted(TransportKind transport, String sessionId) {
         write("session_started", sessionId, g -> g.writeStringField("transport", tag(transport)));

@@ -126,6 +126,12 @@ final class MetricsInterceptor implements FrameInterceptor {
         return timer;
     }
 
+    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
+    @Override
+    public boolean onlyObserves(TransportKind transport, Direction direction) {
+        return true;
+    }
+
     @Override
     public String toString() {
         return "MetricsInterceptor";

@@ -101,8 +101,10 @@ final class Exchange implements HeaderSource {
     private ByteBuf responseBody;
     /** Where events end in an SSE response relayed unframed; null once it is framed (or not SSE). */
     private SseBoundary sseRelay;
-    /** Frames an SSE response once an interceptor inspects its events; null until then. */
+    /** Frames an SSE response once an interceptor may act on its events; null until then. */
     private SseFrameDecoder sse;
+    /** Frames the events of an SSE response relayed as it comes, for interceptors that only observe them. */
+    private SseFrameDecoder sseWatch;
     private boolean responded;
     private boolean done;
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
@@ -497,34 +499,43 @@ final class Exchange implements HeaderSource {
 
     /**
      * A piece of an SSE response body; does not take ownership. While no interceptor inspects
-     * server-to-client frames (no rules, nothing held), the bytes go to the client as they came,
-     * without framing or sniffing a single event: the stream's cost is then that of relaying bytes.
-     * Once an interceptor does, framing begins where the next event begins, and every event from
-     * there on passes the chain; the stream stays framed to its end (frames may be in the chain's
-     * hands, and raw bytes must not overtake them).
+     * server-to-client frames (no rules, nothing held, no metrics), the bytes go to the client as
+     * they came, without framing or sniffing a single event: the stream's cost is then that of
+     * relaying bytes. While the interceptors that inspect them only observe them (metrics, the
+     * event log: {@link InterceptorChain#onlyObserves}), the bytes still go as they came, and
+     * each event is also framed and sniffed for the observers ({@link #watch}). Once an
+     * interceptor may act on events, framing begins where the next event begins, and every event
+     * from there on passes the chain; the stream stays framed to its end (frames may be in the
+     * chain's hands, and raw bytes must not overtake them).
      */
     private void onSseContent(ByteBuf bytes, boolean last) {
         if (sseRelay != null) {
-            if (!chain.inspects(Direction.SERVER_TO_CLIENT)) {
-                sseRelay.passed(bytes);
-                relaySse(bytes.retain());
+            boolean inspects = chain.inspects(Direction.SERVER_TO_CLIENT);
+            if (!inspects || chain.onlyObserves(Direction.SERVER_TO_CLIENT)) {
+                relayWatched(bytes, inspects);
+                if (last) {
+                    finishWatch();
+                }
                 return;
             }
             int from = bytes.readerIndex();
             int start = sseRelay.eventStart(bytes);
             if (start < 0) {
-                relaySse(bytes.retain()); // the event in progress goes on past this piece
+                watch(bytes); // the event in progress goes on past this piece
+                relaySse(bytes.retain());
+                if (last) {
+                    finishWatch();
+                }
                 return;
             }
             if (start > from) {
-                relaySse(bytes.retainedSlice(from, start - from));
+                ByteBuf before = bytes.retainedSlice(from, start - from);
+                watch(before);
+                relaySse(before);
             }
+            finishWatch(); // at an event's start: it holds nothing
             sseRelay = null;
-            sse = new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
-                    new SseFramer(config.maxSseEventSize, downstream.alloc()),
-                    () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
-                    .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
-                            TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
+            sse = newSseDecoder();
             bytes = bytes.slice(start, bytes.writerIndex() - start);
         }
         List<Frame> frames = new ArrayList<>();
@@ -537,6 +548,74 @@ final class Exchange implements HeaderSource {
         }
         if (!frames.isEmpty()) {
             process(frames);
+        }
+    }
+
+    private SseFrameDecoder newSseDecoder() {
+        return new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
+                new SseFramer(config.maxSseEventSize, downstream.alloc()),
+                () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
+                .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
+                        TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
+    }
+
+    /**
+     * Relays a piece of an SSE body as it came; while observers want its events, they see them
+     * too, from the first event that begins after they started to.
+     */
+    private void relayWatched(ByteBuf bytes, boolean inspected) {
+        if (inspected && sseWatch == null) {
+            int start = sseRelay.eventStart(bytes);
+            if (start >= 0) {
+                ByteBuf rest = bytes.slice(start, bytes.writerIndex() - start);
+                sseRelay.passed(rest);
+                sseWatch = newSseDecoder();
+                watch(rest);
+            }
+        } else {
+            sseRelay.passed(bytes);
+            watch(bytes);
+        }
+        relaySse(bytes.retain());
+    }
+
+    /**
+     * Frames and sniffs relayed bytes for the observers, when they are watched; does not take
+     * ownership. The frames only show the observers what passed: their bytes are relayed as they
+     * came, so an event over the size limit is reported, not dropped (nothing holds it).
+     */
+    private void watch(ByteBuf bytes) {
+        if (sseWatch == null) {
+            return;
+        }
+        List<Frame> frames = new ArrayList<>();
+        sseWatch.decode(bytes.retain(), frames::add);
+        observe(frames);
+    }
+
+    /** The watched part of the stream ends: the observers see what the watcher still held. */
+    private void finishWatch() {
+        if (sseWatch == null) {
+            return;
+        }
+        List<Frame> frames = new ArrayList<>();
+        SseFrameDecoder watcher = sseWatch;
+        sseWatch = null;
+        watcher.finish(frames::add);
+        observe(frames);
+    }
+
+    private void observe(List<Frame> frames) {
+        if (frames.isEmpty()) {
+            return;
+        }
+        for (Frame frame : frames) {
+            frame.route(this);
+        }
+        try {
+            chain.observe(frames);
+        } catch (RejectedExecutionException e) {
+            frames.forEach(Frame::release);
         }
     }
 
@@ -755,6 +834,10 @@ final class Exchange implements HeaderSource {
     private void releaseSse() {
         if (sse != null) {
             sse.finish(Frame::release);
+        }
+        if (sseWatch != null) {
+            sseWatch.finish(Frame::release);
+            sseWatch = null;
         }
         if (sseOut != null) {
             sseOut.release();
