@@ -37,6 +37,9 @@ public final class SseEvent extends AbstractReferenceCounted {
     private final String id;
     private final Long retry;
     private final boolean commentOnly;
+    /** The data's bytes in an array, while the framer's listener runs; see {@link #dataArray()}. */
+    private byte[] dataArray;
+    private int dataArrayOffset;
 
     /**
      * @param raw the event's bytes, terminating blank line included; ownership passes to the event
@@ -53,6 +56,27 @@ public final class SseEvent extends AbstractReferenceCounted {
         this.id = id;
         this.retry = retry;
         this.commentOnly = commentOnly;
+    }
+
+    /** Set by the framer: the data (one line of it) is also {@code array[offset, offset + data length)}. */
+    void dataArray(byte[] array, int offset) {
+        this.dataArray = array;
+        this.dataArrayOffset = offset;
+    }
+
+    /**
+     * The data's bytes as the framer scanned them, in an array of the framer's, so that they can
+     * be read without copying them out of a direct buffer; null when there is none (the data was
+     * gathered or joined). Valid only while {@link SseFramer.Listener#onEvent} runs: the array is
+     * reused for the next chunk.
+     */
+    byte[] dataArray() {
+        return dataArray;
+    }
+
+    /** Where the data starts in {@link #dataArray()}. */
+    int dataArrayOffset() {
+        return dataArrayOffset;
     }
 
     /**

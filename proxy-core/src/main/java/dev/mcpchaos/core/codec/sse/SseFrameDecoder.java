@@ -139,7 +139,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
                 Frame frame;
                 try {
                     Envelope envelope = event.isDispatched() && event.isMessageType()
-                            ? sniffer.sniff(event.data())
+                            ? sniff(event)
                             : Envelope.blank();
                     long sequence = sequences.getAsLong();
                     // The data's own reference: a slice of the raw bytes, or the joined copy.
@@ -176,6 +176,16 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
                 out.accept(frame);
             }
         };
+    }
+
+    /** The event's data as the framer saw it when it can (no copy out of a direct buffer). */
+    private Envelope sniff(SseEvent event) {
+        byte[] array = event.dataArray();
+        if (array == null) {
+            return sniffer.sniff(event.data());
+        }
+        int from = event.dataArrayOffset();
+        return sniffer.sniff(array, from, from + event.data().readableBytes());
     }
 
     @Override

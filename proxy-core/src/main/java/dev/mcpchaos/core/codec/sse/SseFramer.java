@@ -2,6 +2,11 @@ package dev.mcpchaos.core.codec.sse;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -39,6 +44,11 @@ import java.util.Objects;
  * the event is held until the next byte arrives (or {@link #finish}), because a {@code \n} that
  * follows belongs to it. Streams ending lines with {@code \n} or {@code \r\n} are not delayed;
  * a stream that ends lines with a bare {@code \r} has each event held until the next one starts.
+ *
+ * <p><b>Scanning.</b> A chunk is scanned as a byte array: its own when it is a heap buffer, else a
+ * copy made once per chunk into an array kept per thread (a copy of 64 KiB costs less than the
+ * bounds checks of reading a direct buffer byte by byte). Line ends are found eight bytes at a
+ * time, {@code \r} and {@code \n} in one pass. The events still are slices of the chunk itself.
  *
  * <p>Not thread-safe: one instance per stream. Reusable after {@link #finish} for a new stream.
  */
@@ -82,6 +92,23 @@ public final class SseFramer implements AutoCloseable {
     private static final byte[] RETRY = {'r', 'e', 't', 'r', 'y'};
     private static final byte[] MESSAGE = {'m', 'e', 's', 's', 'a', 'g', 'e'};
 
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long CRS = ONES * CR;
+    private static final long LFS = ONES * LF;
+
+    /** Chunks up to this size are copied into the per-thread array; larger ones into one of their own. */
+    private static final int MAX_KEPT_COPY = 1024 * 1024;
+
+    /** The per-thread copy of a direct chunk: one per event loop, not per stream (thousands of streams). */
+    private static final FastThreadLocal<byte[]> COPY = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[64 * 1024];
+        }
+    };
+
     private final int maxEventSize;
     private final ByteBufAllocator alloc;
 
@@ -103,11 +130,16 @@ public final class SseFramer implements AutoCloseable {
     private ByteBuf dataCopy;    // the joined data, from the second data line on
     private int typeOffset = -1;
     private int typeLength;
+    private boolean typeIsMessage;
     private int idOffset = -1;
     private int idLength;
     private long retry = -1;
     private boolean sawComment;
     private boolean sawField;
+
+    // While feeding: the chunk's bytes as an array; chunk index i is bytes[i + offset].
+    private byte[] bytes;
+    private int offset;
 
     public SseFramer(ByteBufAllocator alloc) {
         this(DEFAULT_MAX_EVENT_SIZE, alloc);
@@ -151,16 +183,19 @@ public final class SseFramer implements AutoCloseable {
                 return;
             }
             eventStart = pos;
+            viewAsArray(chunk, pos, end);
+            byte[] a = bytes;
+            int off = offset;
             if (dispatchOnLf) {
                 // The blank line's '\r' ended the last chunk: a '\n' here is the rest of its line end.
                 dispatchOnLf = false;
-                if (chunk.getByte(pos) == LF) {
+                if (a[pos + off] == LF) {
                     pos++;
                 }
                 completeEvent(chunk, pos, listener);
             } else if (skipLf) {
                 skipLf = false;
-                if (chunk.getByte(pos) == LF) {
+                if (a[pos + off] == LF) {
                     pos++;
                     lineStart++;
                 }
@@ -168,38 +203,77 @@ public final class SseFramer implements AutoCloseable {
             if (bomMatched >= 0) {
                 matchBom(chunk, pos, end);
             }
-            int lf = -2; // index of the next '\n' at or after pos; -1 when there is none; -2 unknown
             while (pos < end) {
-                // Remembering the next '\n' keeps a stream of bare-'\r' lines from being rescanned.
-                if (lf != -1 && lf < pos) {
-                    lf = chunk.indexOf(pos, end, LF);
+                int found = indexOfLineEnd(a, pos + off, end + off);
+                if (found < 0) {
+                    break; // none: the line goes on in the next chunk
                 }
-                int limit = lf < 0 ? end : lf;
-                int cr = pos < limit ? chunk.indexOf(pos, limit, CR) : -1;
-                int lineEnd;
+                int lineEnd = found - off;
                 int next;
                 boolean crAtEnd = false;
-                if (cr >= 0) {
-                    lineEnd = cr;
-                    if (cr + 1 < end) {
-                        next = chunk.getByte(cr + 1) == LF ? cr + 2 : cr + 1;
+                if (a[lineEnd + off] == CR) {
+                    if (lineEnd + 1 < end) {
+                        next = a[lineEnd + 1 + off] == LF ? lineEnd + 2 : lineEnd + 1;
                     } else {
                         next = end;
                         crAtEnd = true;
                     }
-                } else if (lf >= 0) {
-                    lineEnd = lf;
-                    next = lf + 1;
                 } else {
-                    break;
+                    next = lineEnd + 1;
                 }
                 onLineEnd(chunk, lineEnd, next, crAtEnd, listener);
                 pos = next;
             }
             carryRest(chunk, end);
         } finally {
+            bytes = null; // a heap chunk's array must not outlive the chunk here
             chunk.release();
         }
+    }
+
+    /** Makes {@link #bytes} and {@link #offset} show {@code chunk[pos, end)}. */
+    private void viewAsArray(ByteBuf chunk, int pos, int end) {
+        if (chunk.hasArray()) {
+            bytes = chunk.array();
+            offset = chunk.arrayOffset();
+            return;
+        }
+        int length = end - pos;
+        byte[] copy = COPY.get();
+        if (copy.length < length) {
+            copy = new byte[length];
+            if (length <= MAX_KEPT_COPY) {
+                COPY.set(copy);
+            }
+        }
+        chunk.getBytes(pos, copy, 0, length);
+        bytes = copy;
+        offset = -pos;
+    }
+
+    /**
+     * The index of the first {@code \r} or {@code \n} in {@code a[from, to)}, or -1: eight bytes
+     * at a time (a byte equal to the one sought becomes a zero byte, which the classic
+     * "has a zero byte" test finds; its lowest hit is exact).
+     */
+    static int indexOfLineEnd(byte[] a, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long word = (long) LONGS.get(a, i);
+            long cr = word ^ CRS;
+            long lf = word ^ LFS;
+            long hits = ((cr - ONES) & ~cr | (lf - ONES) & ~lf) & HIGHS;
+            if (hits != 0) {
+                return i + (Long.numberOfTrailingZeros(hits) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
+            byte b = a[i];
+            if (b == LF || b == CR) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -273,49 +347,61 @@ public final class SseFramer implements AutoCloseable {
             return;
         }
         if (!discarding) {
-            ByteBuf buf;
-            int base;
             if (gathered != null) {
                 // The line may have begun in an earlier chunk: gather up to its end to see it whole.
                 appendToGathered(chunk, next);
-                buf = gathered;
-                base = gathered.readerIndex();
+                int base = gathered.readerIndex();
+                byte[] a;
+                int off;
+                if (gathered.hasArray()) {
+                    a = gathered.array();
+                    off = gathered.arrayOffset();
+                } else { // an allocator whose heap buffers have no array: rare, so a copy will do
+                    a = new byte[gathered.writerIndex()];
+                    gathered.getBytes(0, a);
+                    off = 0;
+                }
+                parseLine(gathered, a, off, base, base + (int) lineStart, base + (int) lineEndOffset);
             } else {
-                buf = chunk;
-                base = eventStart;
+                parseLine(chunk, bytes, offset, eventStart, eventStart + (int) lineStart,
+                        eventStart + (int) lineEndOffset);
             }
-            parseLine(buf, base, base + (int) lineStart, base + (int) lineEndOffset);
         }
         lineStart = nextOffset;
         skipLf = crAtEnd;
     }
 
-    /** Interprets one non-blank line, {@code buf[from, to)}; {@code base} is the event's first byte. */
-    private void parseLine(ByteBuf buf, int base, int from, int to) {
-        if (buf.getByte(from) == COLON) {
+    /**
+     * Interprets one non-blank line, {@code buf[from, to)}, read from {@code a}, where index
+     * {@code i} of {@code buf} is {@code a[i + off]}; {@code base} is the event's first byte.
+     */
+    private void parseLine(ByteBuf buf, byte[] a, int off, int base, int from, int to) {
+        if (a[from + off] == COLON) {
             sawComment = true;
             return;
         }
         sawField = true;
-        int colon = buf.indexOf(from, to, COLON);
-        int nameEnd = colon < 0 ? to : colon;
-        int valueFrom = colon < 0 ? to : colon + 1;
-        if (valueFrom < to && buf.getByte(valueFrom) == ' ') {
+        int found = indexOf(a, from + off, to + off, COLON);
+        int nameEnd = found < 0 ? to : found - off;
+        int valueFrom = found < 0 ? to : nameEnd + 1;
+        if (valueFrom < to && a[valueFrom + off] == ' ') {
             valueFrom++;
         }
         int nameLength = nameEnd - from;
-        if (nameLength == DATA.length && equalsAscii(buf, from, DATA)) {
+        if (nameLength == DATA.length && equalsAscii(a, from + off, DATA)) {
             onData(buf, base, valueFrom, to);
-        } else if (nameLength == EVENT.length && equalsAscii(buf, from, EVENT)) {
+        } else if (nameLength == EVENT.length && equalsAscii(a, from + off, EVENT)) {
             typeOffset = valueFrom - base;
             typeLength = to - valueFrom;
-        } else if (nameLength == ID.length && equalsAscii(buf, from, ID)) {
-            if (valueFrom == to || buf.indexOf(valueFrom, to, (byte) 0) < 0) {
+            // MCP servers name every event "message": no need for a new string each time.
+            typeIsMessage = typeLength == MESSAGE.length && equalsAscii(a, valueFrom + off, MESSAGE);
+        } else if (nameLength == ID.length && equalsAscii(a, from + off, ID)) {
+            if (valueFrom == to || indexOf(a, valueFrom + off, to + off, (byte) 0) < 0) {
                 idOffset = valueFrom - base;
                 idLength = to - valueFrom;
             }
-        } else if (nameLength == RETRY.length && equalsAscii(buf, from, RETRY)) {
-            long value = parseDigits(buf, valueFrom, to);
+        } else if (nameLength == RETRY.length && equalsAscii(a, from + off, RETRY)) {
+            long value = parseDigits(a, valueFrom + off, to + off);
             if (value >= 0) {
                 retry = value;
             }
@@ -350,16 +436,21 @@ public final class SseFramer implements AutoCloseable {
             return;
         }
         ByteBuf raw;
+        byte[] dataArray = null; // where the sniffer can read a single data line without a copy
         if (gathered != null) {
             appendToGathered(chunk, next);
             raw = gathered;
             gathered = null;
         } else {
             raw = chunk.retainedSlice(eventStart, next - eventStart);
+            dataArray = bytes;
         }
         SseEvent event;
         try {
             event = toEvent(raw);
+            if (dataArray != null && dataLines == 1) {
+                event.dataArray(dataArray, eventStart + dataOffset + offset);
+            }
         } catch (RuntimeException | Error e) {
             raw.release();
             throw e;
@@ -382,9 +473,7 @@ public final class SseFramer implements AutoCloseable {
         }
         String type = null;
         if (typeOffset >= 0) {
-            // MCP servers name every event "message": no need for a new string each time.
-            type = typeLength == MESSAGE.length && equalsAscii(raw, base + typeOffset, MESSAGE)
-                    ? SseEvent.DEFAULT_TYPE
+            type = typeIsMessage ? SseEvent.DEFAULT_TYPE
                     : raw.toString(base + typeOffset, typeLength, StandardCharsets.UTF_8);
         }
         String id = null;
@@ -446,6 +535,7 @@ public final class SseFramer implements AutoCloseable {
         dataLength = 0;
         typeOffset = -1;
         typeLength = 0;
+        typeIsMessage = false;
         idOffset = -1;
         idLength = 0;
         retry = -1;
@@ -464,23 +554,32 @@ public final class SseFramer implements AutoCloseable {
         }
     }
 
-    private static boolean equalsAscii(ByteBuf buf, int from, byte[] expected) {
+    private static boolean equalsAscii(byte[] a, int from, byte[] expected) {
         for (int i = 0; i < expected.length; i++) {
-            if (buf.getByte(from + i) != expected[i]) {
+            if (a[from + i] != expected[i]) {
                 return false;
             }
         }
         return true;
     }
 
-    /** The value of {@code buf[from, to)} when it is one or more ASCII digits fitting a long; else -1. */
-    private static long parseDigits(ByteBuf buf, int from, int to) {
+    private static int indexOf(byte[] a, int from, int to, byte value) {
+        for (int i = from; i < to; i++) {
+            if (a[i] == value) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The value of {@code a[from, to)} when it is one or more ASCII digits fitting a long; else -1. */
+    private static long parseDigits(byte[] a, int from, int to) {
         if (from == to) {
             return -1;
         }
         long value = 0;
         for (int i = from; i < to; i++) {
-            int digit = buf.getByte(i) - '0';
+            int digit = a[i] - '0';
             if (digit < 0 || digit > 9 || value > (Long.MAX_VALUE - digit) / 10) {
                 return -1;
             }
