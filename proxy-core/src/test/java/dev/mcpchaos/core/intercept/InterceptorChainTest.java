@@ -355,6 +355,51 @@ class InterceptorChainTest {
         }
     }
 
+    @Test
+    void observedFramesAreCorrelatedShownToObserversOnlyAndReleasedWithoutReachingASink() {
+        AtomicBoolean acting = new AtomicBoolean(false);
+        FrameInterceptor observer = new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                calls.add("observer " + frame.envelope().kind() + " " + frame.method());
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean onlyObserves(TransportKind transport, Direction direction) {
+                return true;
+            }
+        };
+        FrameInterceptor rule = new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                calls.add("rule " + frame.envelope().kind());
+                ctx.drop(frame);
+            }
+
+            @Override
+            public boolean inspects(TransportKind transport, Direction direction) {
+                return acting.get();
+            }
+        };
+        InterceptorChain chain = chain(List.of(observer, rule));
+        assertThat(chain.onlyObserves(SERVER_TO_CLIENT)).isTrue();
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}"));
+        Frame response = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}");
+        Frame notification = frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}");
+        // A rule appears after the transport asked: the frames it relays itself are not the rule's.
+        acting.set(true);
+        assertThat(chain.onlyObserves(SERVER_TO_CLIENT)).isFalse();
+        chain.observe(List.of(response, notification));
+
+        assertThat(calls).containsExactly("observer REQUEST tools/list", "rule REQUEST",
+                "observer RESPONSE tools/list", "observer NOTIFICATION notifications/message");
+        assertThat(response.answers().method()).as("correlated").isEqualTo("tools/list");
+        assertThat(toClient.frames).as("the transport relays observed bytes itself").isEmpty();
+        assertThat(response.refCnt()).isZero();
+        assertThat(notification.refCnt()).isZero();
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private InterceptorChain chain(List<FrameInterceptor> interceptors) {

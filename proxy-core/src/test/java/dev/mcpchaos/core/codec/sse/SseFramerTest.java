@@ -67,6 +67,32 @@ class SseFramerTest {
     // ---------------------------------------------------------------- the MCP stream
 
     @Test
+    void findsTheFirstLineEndAtEveryPositionAndAlignment() {
+        java.util.Random random = new java.util.Random(42);
+        byte[] noise = {'a', ' ', (byte) 0x8d, (byte) 0x8a, 0x0c, 0x0e, 0x09, 0x0b, (byte) 0xff, 0x00, 0x01};
+        for (int round = 0; round < 2000; round++) {
+            byte[] a = new byte[1 + random.nextInt(40)];
+            for (int i = 0; i < a.length; i++) {
+                a[i] = noise[random.nextInt(noise.length)];
+            }
+            int ends = random.nextInt(3);
+            for (int i = 0; i < ends; i++) {
+                a[random.nextInt(a.length)] = random.nextBoolean() ? (byte) '\r' : (byte) '\n';
+            }
+            int from = random.nextInt(a.length);
+            int to = from + random.nextInt(a.length - from + 1);
+            int expected = -1;
+            for (int i = from; i < to && expected < 0; i++) {
+                if (a[i] == '\r' || a[i] == '\n') {
+                    expected = i;
+                }
+            }
+            assertThat(SseFramer.indexOfLineEnd(a, from, to)).as("%s [%d, %d)", java.util.Arrays.toString(a), from, to)
+                    .isEqualTo(expected);
+        }
+    }
+
+    @Test
     void framesAnMcpStreamEventByEvent() {
         String response = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}";
         String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}";
