@@ -49,7 +49,7 @@ final class HttpCommand implements Callable<Integer> {
     String maxRequestBody;
 
     @Option(names = "--max-sse-event", paramLabel = "SIZE", defaultValue = "16MiB",
-            description = "Largest SSE event; larger ones are dropped and logged. Default: ${DEFAULT-VALUE}.")
+            description = "Largest SSE event rules may act on; a larger one is dropped and logged then. While no rule acts on a stream its events are relayed as they come, and one over the limit is only logged. Default: ${DEFAULT-VALUE}.")
     String maxSseEvent;
 
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "10000",

@@ -332,7 +332,12 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** Largest SSE event; larger ones are dropped, counted and logged. Default 16 MiB. */
+        /**
+         * Largest SSE event that interceptors may act on; a larger one is dropped, counted and
+         * logged then. While no interceptor acts on a stream (none inspects it, or all only
+         * observe), its bytes are relayed as they come and an event over the limit is only
+         * counted and logged: nothing holds it. Default 16 MiB.
+         */
         public Builder maxSseEventSize(int bytes) {
             this.maxSseEventSize = requirePositive(bytes, "maxSseEventSize");
             return this;
