@@ -624,7 +624,13 @@ final class Exchange implements HeaderSource {
             bytes.release();
             return;
         }
-        downstream.write(new DefaultHttpContent(bytes));
+        if (sseOut == null) {
+            sseOut = downstream.alloc().compositeBuffer(MAX_EVENTS_PER_CHUNK);
+        }
+        sseOut.addComponent(true, bytes);
+        if (sseOut.numComponents() >= MAX_EVENTS_PER_CHUNK) {
+            writeSseOut();
+        }
         flushSoon();
     }
 
