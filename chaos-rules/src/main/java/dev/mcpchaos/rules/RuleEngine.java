@@ -8,6 +8,7 @@ import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.fault.ConnectionHttpActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
+import dev.mcpchaos.rules.match.Glob;
 import io.netty.util.concurrent.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -434,12 +436,40 @@ public final class RuleEngine implements FrameInterceptor {
         /** The rules that may pick a message: {@link #all}, or none while faults are off. */
         final ActiveRule[] active;
         final boolean faultsEnabled;
+        /**
+         * For each method an active rule names exactly (no wildcard): the indices of the active
+         * rules that may pick a message with that method, in order. A message is looked at only
+         * by the rules that name its method or no method exactly, so rules keyed on other methods
+         * cost it nothing (most rules name a method).
+         */
+        private final Map<String, int[]> candidatesByMethod;
+        /** The indices of the active rules that name no method exactly: all a message with any other method (or none) may meet. */
+        private final int[] otherCandidates;
 
         private RuleTable(RuleSet ruleSet, ActiveRule[] all, boolean faultsEnabled) {
             this.ruleSet = ruleSet;
             this.all = all;
             this.active = faultsEnabled ? all : new ActiveRule[0];
             this.faultsEnabled = faultsEnabled;
+            Map<String, List<Integer>> byMethod = new HashMap<>();
+            List<Integer> other = new ArrayList<>();
+            for (int i = 0; i < active.length; i++) {
+                Glob method = active[i].rule().match().method();
+                String exact = method == null ? null : method.exactText();
+                if (exact != null) {
+                    byMethod.computeIfAbsent(exact, m -> new ArrayList<>()).add(i);
+                } else {
+                    other.add(i);
+                }
+            }
+            Map<String, int[]> candidates = new HashMap<>();
+            byMethod.forEach((method, named) -> {
+                List<Integer> merged = new ArrayList<>(named);
+                merged.addAll(other);
+                candidates.put(method, merged.stream().mapToInt(Integer::intValue).sorted().toArray());
+            });
+            this.candidatesByMethod = candidates;
+            this.otherCandidates = other.stream().mapToInt(Integer::intValue).toArray();
         }
 
         /** A table for {@code rules}, keeping the active rules of {@code old} that did not change. */
@@ -471,8 +501,10 @@ public final class RuleEngine implements FrameInterceptor {
         int firstMatch(int from, TransportKind transport, Frame frame, Envelope envelope, String method, String tool,
                        Ticker ticker) {
             ActiveRule[] rules = active;
-            for (int i = from; i < rules.length; i++) {
-                if (rules[i].picks(frame, envelope, method, tool, transport, ticker)) {
+            int[] candidates = method == null || candidatesByMethod.isEmpty() ? otherCandidates
+                    : candidatesByMethod.getOrDefault(method, otherCandidates);
+            for (int i : candidates) {
+                if (i >= from && rules[i].picks(frame, envelope, method, tool, transport, ticker)) {
                     return i;
                 }
             }

@@ -45,6 +45,11 @@ public final class Glob {
         return new Glob(Objects.requireNonNull(pattern, "pattern"));
     }
 
+    /** The one text this glob matches when it has no wildcard, else null. */
+    public String exactText() {
+        return shape == Shape.EXACT ? literal : null;
+    }
+
     /** Whether {@code text} matches the whole pattern; null never matches. */
     public boolean matches(String text) {
         if (text == null) {
