@@ -27,6 +27,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,11 +70,12 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
      * The exchange waiting for its response head, and until when ({@link System#nanoTime}). One
      * timer task per connection serves every exchange on it: starting a wait only moves the
      * deadline, and the task, when it fires early, sleeps on until the deadline. A task per
-     * request (and its cancellation) was a sixth of the proxy's allocation per request.
+     * request (and its cancellation) was a sixth of the proxy's allocation per request. The task
+     * is cancelled when the connection closes: it holds the handler, and with it the connection.
      */
     private Exchange awaitingResponse;
     private long responseDeadline;
-    private boolean responseTimerScheduled;
+    private ScheduledFuture<?> responseTimer;
 
     FrontendHandler(HttpProxy proxy) {
         this.proxy = proxy;
@@ -166,9 +168,8 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     void startResponseTimer(Exchange exchange, long timeoutMillis) {
         awaitingResponse = exchange;
         responseDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        if (!responseTimerScheduled) {
-            responseTimerScheduled = true;
-            ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
+        if (responseTimer == null && ctx.channel().isActive()) {
+            responseTimer = ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -180,15 +181,14 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void checkResponseDeadline() {
-        responseTimerScheduled = false;
+        responseTimer = null;
         Exchange exchange = awaitingResponse;
         if (exchange == null) {
             return;
         }
         long left = responseDeadline - System.nanoTime();
         if (left > 0) { // a later request moved the deadline since this task was scheduled
-            responseTimerScheduled = true;
-            ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
+            responseTimer = ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
             return;
         }
         awaitingResponse = null;
@@ -327,6 +327,11 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (responseTimer != null) {
+            responseTimer.cancel(false);
+            responseTimer = null;
+        }
+        awaitingResponse = null;
         // The upstream first: whatever else fails here, a client that left must not leave its
         // upstream stream open.
         if (upstream != null) {
