@@ -110,8 +110,9 @@ final class Exchange implements HeaderSource {
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
     private boolean flushPending;
     /**
-     * The SSE events the chain let through since the last flush: written as one chunk when the
-     * flush comes, instead of a chunk (size line, event, CRLF, and a write promise) per event.
+     * The SSE bytes relayed as read, or the events the chain let through, since the last flush:
+     * written as one chunk when the flush comes, instead of a chunk (size line, bytes, CRLF, and a
+     * write promise) per read or per event.
      */
     private CompositeByteBuf sseOut;
     private String contentTypeOverride;
@@ -624,6 +625,14 @@ final class Exchange implements HeaderSource {
             bytes.release();
             return;
         }
+        queueSse(bytes);
+    }
+
+    /**
+     * Queues SSE bytes (raw as read, or an event the chain let through) for the client; takes
+     * ownership. What is queued before a flush goes out as one HTTP chunk.
+     */
+    private void queueSse(ByteBuf bytes) {
         if (sseOut == null) {
             sseOut = downstream.alloc().compositeBuffer(MAX_EVENTS_PER_CHUNK);
         }
@@ -646,14 +655,7 @@ final class Exchange implements HeaderSource {
                     ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice()
                             : SseEncoder.encode(downstream.alloc(), frame.content());
                     frame.release();
-                    if (sseOut == null) {
-                        sseOut = downstream.alloc().compositeBuffer(MAX_EVENTS_PER_CHUNK);
-                    }
-                    sseOut.addComponent(true, event);
-                    if (sseOut.numComponents() >= MAX_EVENTS_PER_CHUNK) {
-                        writeSseOut();
-                    }
-                    flushSoon();
+                    queueSse(event);
                     break;
                 case JSON: {
                     if (!frame.isOriginal() && !isMessage(frame)) {
