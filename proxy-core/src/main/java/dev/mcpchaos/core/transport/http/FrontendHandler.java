@@ -67,11 +67,12 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private static final int MAX_WAITING = 64;
 
     /**
-     * The exchange waiting for its response head, and until when ({@link System#nanoTime}). One
-     * timer task per connection serves every exchange on it: starting a wait only moves the
-     * deadline, and the task, when it fires early, sleeps on until the deadline. A task per
-     * request (and its cancellation) was a sixth of the proxy's allocation per request. The task
-     * is cancelled when the connection closes: it holds the handler, and with it the connection.
+     * The exchange waiting for its response head, and until when (on the event loop's ticker, the
+     * clock its scheduled tasks keep). One timer task per connection serves every exchange on it:
+     * starting a wait only moves the deadline, and the task, when it fires early, sleeps on until
+     * the deadline. A task per request (and its cancellation) was a sixth of the proxy's sampled
+     * allocation per request. The task is cancelled when the connection closes: it holds the
+     * handler, and with it the connection.
      */
     private Exchange awaitingResponse;
     private long responseDeadline;
@@ -167,7 +168,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     /** The exchange's request went upstream: it is answered 504 unless its response head comes within the timeout. On the loop. */
     void startResponseTimer(Exchange exchange, long timeoutMillis) {
         awaitingResponse = exchange;
-        responseDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        responseDeadline = ctx.executor().ticker().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         if (responseTimer == null && ctx.channel().isActive()) {
             responseTimer = ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
         }
@@ -186,7 +187,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         if (exchange == null) {
             return;
         }
-        long left = responseDeadline - System.nanoTime();
+        long left = responseDeadline - ctx.executor().ticker().nanoTime();
         if (left > 0) { // a later request moved the deadline since this task was scheduled
             responseTimer = ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
             return;
