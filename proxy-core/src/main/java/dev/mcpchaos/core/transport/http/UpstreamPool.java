@@ -5,7 +5,9 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -91,6 +93,17 @@ final class UpstreamPool {
             count += connections.size();
         }
         return count;
+    }
+
+    /** The idle connections kept now, on all loops; for tests (a racy read from other threads). */
+    List<Channel> idleChannels() {
+        List<Channel> channels = new ArrayList<>();
+        for (ArrayDeque<Idle> connections : idle.values()) {
+            for (Idle entry : connections) {
+                channels.add(entry.channel);
+            }
+        }
+        return channels;
     }
 
     private static final class Idle {

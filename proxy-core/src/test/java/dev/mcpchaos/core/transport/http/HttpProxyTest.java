@@ -11,6 +11,8 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.frame.MessageKind;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -249,6 +251,18 @@ class HttpProxyTest {
         assertThat(Set.copyOf(upstreamPorts)).as("one upstream connection for the three clients").hasSize(1);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> proxy.upstreamPool().idleCount() == 1);
+    }
+
+    @Test
+    void upstreamConnectionsUseTheProxysAllocatorAsClientConnectionsDo() throws Exception {
+        ByteBufAllocator alloc = new UnpooledByteBufAllocator(false);
+        proxy = proxyBuilder().ioThreads(1).alloc(alloc).start();
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> proxy.upstreamPool().idleCount() == 1);
+        assertThat(proxy.upstreamPool().idleChannels())
+                .singleElement()
+                .satisfies(channel -> assertThat(channel.config().getAllocator()).isSameAs(alloc));
     }
 
     @Test
