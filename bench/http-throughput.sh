@@ -23,9 +23,11 @@ DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-10s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-$(nproc)}
-UPSTREAM_PORT=${UPSTREAM_PORT:-39180}
-PROXY_PORT=${PROXY_PORT:-39181}
-NGINX_PROXY_PORT=${NGINX_PROXY_PORT:-39182}
+# Below the ephemeral range (32768+): a client socket of an earlier run that took one of these
+# ports as its own stays in TIME_WAIT for a minute, and nginx could not listen on it.
+UPSTREAM_PORT=${UPSTREAM_PORT:-19180}
+PROXY_PORT=${PROXY_PORT:-19181}
+NGINX_PROXY_PORT=${NGINX_PROXY_PORT:-19182}
 work="$(mktemp -d)"
 cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
