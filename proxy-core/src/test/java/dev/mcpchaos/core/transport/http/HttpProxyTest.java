@@ -607,6 +607,28 @@ class HttpProxyTest {
     }
 
     @Test
+    void theIdleTimeoutCountsFromTheLastExchangeOnAKeptAliveConnection() throws Exception {
+        // A connection in use past the timeout is not cut; once it has had no exchange for the
+        // timeout, it is.
+        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(800)).start();
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            InputStream in = socket.getInputStream();
+            long opened = System.nanoTime();
+            long lastAnswered = opened;
+            while (System.nanoTime() - opened < TimeUnit.MILLISECONDS.toNanos(1_500)) {
+                writePost(socket, INIT);
+                assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+                lastAnswered = System.nanoTime();
+                Thread.sleep(200); // well inside the timeout: the connection is in use
+            }
+            assertThat(in.read()).as("closed once idle").isEqualTo(-1);
+            long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastAnswered);
+            assertThat(idleMillis).isBetween(780L, 5_000L);
+        }
+    }
+
+    @Test
     void connectionsOverTheLimitAreAnswered503() throws Exception {
         proxy = proxyBuilder().maxConnections(1).observer(observed).start();
         try (Socket held = new Socket("127.0.0.1", proxy.address().getPort())) {
