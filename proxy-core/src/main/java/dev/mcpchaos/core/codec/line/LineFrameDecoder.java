@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -79,6 +80,27 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
         framer.feed(chunk, listener(out));
     }
 
+    /**
+     * Instead of {@link #frameLines}, for a relay that needs no frames: hands on the chunk's
+     * complete lines in runs (see {@link LineFramer#feedRuns}); lines over the limit are
+     * discarded, counted and logged as by {@link #frameLines}. No sequence numbers are used. The
+     * two can take turns on one stream. Takes ownership of {@code chunk}.
+     */
+    public void frameRuns(ByteBuf chunk, Consumer<ByteBuf> out) {
+        Objects.requireNonNull(out, "out");
+        framer.feedRuns(chunk, new LineFramer.RunListener() {
+            @Override
+            public void onRun(ByteBuf lines) {
+                out.accept(lines);
+            }
+
+            @Override
+            public void onOversizedLine(long length) {
+                reportOversized(length);
+            }
+        });
+    }
+
     /** The first step of {@link #finish}: an unterminated last line, then what is held is released. */
     public void finishLines(LineConsumer out) {
         framer.finish(listener(out));
@@ -135,12 +157,16 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
 
             @Override
             public void onOversizedLine(long length) {
-                oversizedLines++;
-                onOversized.accept(length);
-                log.warn("{}: discarded a line of {} bytes, over the limit of {} bytes; relaying goes on",
-                        direction.arrow(), length, framer.maxLineLength());
+                reportOversized(length);
             }
         };
+    }
+
+    private void reportOversized(long length) {
+        oversizedLines++;
+        onOversized.accept(length);
+        log.warn("{}: discarded a line of {} bytes, over the limit of {} bytes; relaying goes on",
+                direction.arrow(), length, framer.maxLineLength());
     }
 
     @Override

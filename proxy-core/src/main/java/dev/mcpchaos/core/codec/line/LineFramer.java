@@ -40,6 +40,18 @@ public final class LineFramer implements AutoCloseable {
         void onOversizedLine(long length);
     }
 
+    /** Receives what {@link #feedRuns} finds. */
+    public interface RunListener {
+        /**
+         * One or more complete lines, delimiters included, exactly as read; ownership passes to
+         * the listener.
+         */
+        void onRun(ByteBuf lines);
+
+        /** A line longer than the limit was discarded; {@code length} excludes its delimiter. */
+        void onOversizedLine(long length);
+    }
+
     private final int maxLineLength;
     private final ByteBufAllocator alloc;
     private ByteBuf partial;
@@ -69,50 +81,113 @@ public final class LineFramer implements AutoCloseable {
     public void feed(ByteBuf chunk, Listener listener) {
         try {
             while (chunk.isReadable()) {
-                int start = chunk.readerIndex();
-                int end = chunk.writerIndex();
-                int lf = chunk.indexOf(start, end, (byte) '\n');
-                if (discarding) {
-                    if (lf < 0) {
-                        discardedLength += end - start;
-                        discardedEndsWithCr = chunk.getByte(end - 1) == '\r';
-                        chunk.readerIndex(end);
-                        return;
-                    }
-                    // The reported length excludes the delimiter, '\r' included, wherever the cut fell.
-                    boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r' : discardedEndsWithCr;
-                    discardedLength += lf - start - (cr ? 1 : 0);
-                    chunk.readerIndex(lf + 1);
-                    endDiscard(listener);
-                    continue;
-                }
-                if (lf < 0) {
-                    keepPartial(chunk, start, end);
-                    return;
-                }
-                ByteBuf line;
-                if (partial == null) {
-                    line = chunk.retainedSlice(start, lf + 1 - start);
-                } else {
-                    if (partial.readableBytes() + (long) (lf - start) > maxLineLength + 1L) {
-                        // The line overflows only with its last piece: report it whole.
-                        boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r'
-                                : partial.getByte(partial.writerIndex() - 1) == '\r';
-                        discardedLength = partial.readableBytes() + (long) (lf - start) - (cr ? 1 : 0);
-                        releasePartial();
-                        chunk.readerIndex(lf + 1);
-                        endDiscard(listener);
-                        continue;
-                    }
-                    line = partial.writeBytes(chunk, start, lf + 1 - start);
-                    partial = null;
-                }
-                chunk.readerIndex(lf + 1);
-                emit(line, listener);
+                frameNext(chunk, listener);
             }
         } finally {
             chunk.release();
         }
+    }
+
+    /**
+     * Frames the next chunk of the stream into runs of whole lines rather than single lines, for
+     * a relay that needs no line on its own: each run is a retained slice of the chunk (a line
+     * completed from earlier chunks comes as a run of its own), so a chunk of many lines costs a
+     * search for its last newline instead of one per line. Lines over the limit are discarded and
+     * reported as by {@link #feed}, and the two can take turns on one stream. Takes ownership of
+     * {@code chunk} and releases it.
+     */
+    public void feedRuns(ByteBuf chunk, RunListener listener) {
+        Listener oneByOne = null;
+        try {
+            while (chunk.isReadable()) {
+                int start = chunk.readerIndex();
+                int end = chunk.writerIndex();
+                if (partial != null || discarding) {
+                    if (oneByOne == null) {
+                        oneByOne = asLines(listener);
+                    }
+                    frameNext(chunk, oneByOne); // the line in progress
+                    continue;
+                }
+                int lastLf = chunk.indexOf(end, start, (byte) '\n'); // searched from the end
+                if (lastLf < 0) {
+                    keepPartial(chunk, start, end);
+                    return;
+                }
+                if (lastLf - start > maxLineLength) {
+                    // A line in there may be over the limit (a small limit): these, line by line.
+                    if (oneByOne == null) {
+                        oneByOne = asLines(listener);
+                    }
+                    while (chunk.readerIndex() <= lastLf) {
+                        frameNext(chunk, oneByOne);
+                    }
+                    continue;
+                }
+                listener.onRun(chunk.retainedSlice(start, lastLf + 1 - start));
+                chunk.readerIndex(lastLf + 1);
+            }
+        } finally {
+            chunk.release();
+        }
+    }
+
+    private static Listener asLines(RunListener runs) {
+        return new Listener() {
+            @Override
+            public void onLine(ByteBuf line, int contentLength) {
+                runs.onRun(line);
+            }
+
+            @Override
+            public void onOversizedLine(long length) {
+                runs.onOversizedLine(length);
+            }
+        };
+    }
+
+    /** Frames the next line of {@code chunk}, or keeps or discards the rest of it. */
+    private void frameNext(ByteBuf chunk, Listener listener) {
+        int start = chunk.readerIndex();
+        int end = chunk.writerIndex();
+        int lf = chunk.indexOf(start, end, (byte) '\n');
+        if (discarding) {
+            if (lf < 0) {
+                discardedLength += end - start;
+                discardedEndsWithCr = chunk.getByte(end - 1) == '\r';
+                chunk.readerIndex(end);
+                return;
+            }
+            // The reported length excludes the delimiter, '\r' included, wherever the cut fell.
+            boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r' : discardedEndsWithCr;
+            discardedLength += lf - start - (cr ? 1 : 0);
+            chunk.readerIndex(lf + 1);
+            endDiscard(listener);
+            return;
+        }
+        if (lf < 0) {
+            keepPartial(chunk, start, end);
+            return;
+        }
+        ByteBuf line;
+        if (partial == null) {
+            line = chunk.retainedSlice(start, lf + 1 - start);
+        } else {
+            if (partial.readableBytes() + (long) (lf - start) > maxLineLength + 1L) {
+                // The line overflows only with its last piece: report it whole.
+                boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r'
+                        : partial.getByte(partial.writerIndex() - 1) == '\r';
+                discardedLength = partial.readableBytes() + (long) (lf - start) - (cr ? 1 : 0);
+                releasePartial();
+                chunk.readerIndex(lf + 1);
+                endDiscard(listener);
+                return;
+            }
+            line = partial.writeBytes(chunk, start, lf + 1 - start);
+            partial = null;
+        }
+        chunk.readerIndex(lf + 1);
+        emit(line, listener);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.mcpchaos.core.transport.stdio;
 
 import dev.mcpchaos.core.codec.line.LineFrameDecoder;
+import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import io.netty.buffer.ByteBuf;
@@ -23,6 +24,13 @@ import java.util.concurrent.Semaphore;
  * event loop in one task, which sniffs them into frames and passes them on. Sniffing there, not
  * on the reader, lets reading and framing the next chunk overlap with sniffing this one: with
  * both on the reader it was the busiest thread of a one-way relay, the event loop nearly idle.
+ *
+ * <p>While no interceptor inspects the direction (no rules, no metrics, no event log), the lines
+ * are not made into frames: each chunk's complete lines go to the writer in one run, as read
+ * ({@link LineFrameDecoder#frameRuns}), and the line limit still holds. Once an interceptor
+ * inspects the direction, framing line by line begins at the next chunk (the framer carries a
+ * line in progress over), and the direction stays framed: frames may then be in the chain's
+ * hands, and raw runs must not overtake them.
  *
  * <p>Backpressure, the HexDumpProxy way: the next chunk is read only when at most
  * {@link #MAX_CHUNKS_IN_FLIGHT} chunks wait for the event loop and the writer on the other side
@@ -52,6 +60,8 @@ final class StreamPump implements Runnable {
     private final Thread thread;
     private volatile boolean stopped;
     private int expectedLines = 16;
+    /** No interceptor has inspected this direction yet: lines go to the writer in runs, unframed. */
+    private boolean relayingRuns = true;
 
     /**
      * @param target the writer this direction's frames end up in, for backpressure
@@ -101,6 +111,13 @@ final class StreamPump implements Runnable {
                     inFlight.release();
                     break;
                 }
+                relayingRuns = relayingRuns && !chain.inspects(decoder.direction());
+                if (relayingRuns) {
+                    if (!relayRuns(chunk)) {
+                        break;
+                    }
+                    continue;
+                }
                 Lines lines = new Lines(expectedLines);
                 decoder.frameLines(chunk, lines);
                 expectedLines = Math.max(16, lines.count + (lines.count >> 2));
@@ -137,6 +154,37 @@ final class StreamPump implements Runnable {
                 last.release();
             }
         }
+    }
+
+    /**
+     * Hands the chunk's complete lines to the writer as they are, on the chain's executor (where
+     * frames a fault of the other direction emits into the same writer are written too); false
+     * when the executor is gone.
+     */
+    private boolean relayRuns(ByteBuf chunk) {
+        List<ByteBuf> runs = new ArrayList<>(2);
+        decoder.frameRuns(chunk, runs::add);
+        if (runs.isEmpty()) {
+            inFlight.release();
+            return true;
+        }
+        try {
+            chain.executor().execute(() -> {
+                try {
+                    for (ByteBuf run : runs) {
+                        // A run of lines is no message: a blank envelope, and no sequence number.
+                        target.write(Frame.original(run, run.readableBytes(), Envelope.blank(), decoder.direction(), -1));
+                    }
+                    target.flush();
+                } finally {
+                    inFlight.release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            runs.forEach(ByteBuf::release);
+            return false;
+        }
+        return true;
     }
 
     /** One chunk's lines, framed on the reader thread, to be sniffed on the event loop. */

@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -312,6 +313,125 @@ class LineFramerTest {
         framer.feed(Unpooled.buffer(0), recorder(events));
         framer.feed(Unpooled.copiedBuffer(bytes("\n")), recorder(events));
         assertThat(events).containsExactly(Line.of("a\n", 1));
+    }
+
+    // ---------------------------------------------------------------- runs of lines
+
+    @Test
+    void runsCarryWhatLinesCarryAtEveryCutAndLimit() {
+        // Runs (feedRuns), lines (feed), and the two taking turns chunk by chunk, must hand on the
+        // same bytes and report the same over-limit lines, whatever the chunks and the limit.
+        StringBuilder input = new StringBuilder();
+        for (int length = 0; length <= 20; length += 3) {
+            String content = String.valueOf((char) ('a' + length)).repeat(length);
+            input.append(content).append(length % 2 == 0 ? "\n" : "\r\n");
+        }
+        input.append("\n\n{\"jsonrpc\":\"2.0\"}\nunterminated");
+        for (int limit : new int[] {1, 5, 16, 64, LineFramer.DEFAULT_MAX_LINE_LENGTH}) {
+            byte[] bytes = bytes(input.toString());
+            List<Event> byLines = Fragments.assertSameAtEverySize(bytes,
+                    chunks -> merged(frameMixed(new LineFramer(limit, ALLOC), chunks, i -> false)));
+            List<Event> byRuns = Fragments.assertSameAtEverySize(bytes,
+                    chunks -> merged(frameMixed(new LineFramer(limit, ALLOC), chunks, i -> true)));
+            List<Event> byTurns = Fragments.assertSameAtEverySize(bytes,
+                    chunks -> merged(frameMixed(new LineFramer(limit, ALLOC), chunks, i -> i % 2 == 0)));
+            assertThat(byRuns).as("limit %d", limit).isEqualTo(byLines);
+            assertThat(byTurns).as("limit %d", limit).isEqualTo(byLines);
+            assertThat(byLines).as("limit %d: something over it reported", limit)
+                    .hasAtLeastOneElementOfType(limit < 20 ? Oversized.class : Line.class);
+        }
+    }
+
+    @Test
+    void aChunkOfWholeLinesIsOneRunSlicedFromIt() {
+        LineFramer framer = new LineFramer(ALLOC);
+        ByteBuf chunk = Unpooled.copiedBuffer(bytes("a\nbb\r\n\ncc"));
+        List<ByteBuf> runs = new ArrayList<>();
+        framer.feedRuns(chunk, new LineFramer.RunListener() {
+            @Override
+            public void onRun(ByteBuf lines) {
+                runs.add(lines);
+            }
+
+            @Override
+            public void onOversizedLine(long length) {
+                throw new AssertionError("nothing is over the limit");
+            }
+        });
+        try {
+            assertThat(runs).singleElement().satisfies(run -> {
+                assertThat(run.toString(StandardCharsets.ISO_8859_1)).isEqualTo("a\nbb\r\n\n");
+                assertThat(run.unwrap()).isSameAs(chunk);
+            });
+        } finally {
+            runs.forEach(ByteBuf::release);
+            framer.close();
+        }
+        assertThat(chunk.refCnt()).isZero();
+    }
+
+    /**
+     * Feeds the chunks, by runs where {@code byRuns} says so and by lines elsewhere, finishes and
+     * closes; checks every chunk was released and every run ends a line. Runs are recorded as
+     * lines (content length -1).
+     */
+    private static List<Event> frameMixed(LineFramer framer, List<byte[]> chunks, IntPredicate byRuns) {
+        List<Event> events = new ArrayList<>();
+        List<ByteBuf> fed = new ArrayList<>();
+        LineFramer.Listener lines = recorder(events);
+        LineFramer.RunListener runs = new LineFramer.RunListener() {
+            @Override
+            public void onRun(ByteBuf run) {
+                try {
+                    assertThat(run.getByte(run.writerIndex() - 1)).as("a run ends a line").isEqualTo((byte) '\n');
+                    events.add(new Line(run.toString(StandardCharsets.ISO_8859_1), -1));
+                } finally {
+                    run.release();
+                }
+            }
+
+            @Override
+            public void onOversizedLine(long length) {
+                events.add(new Oversized(length));
+            }
+        };
+        try {
+            for (int i = 0; i < chunks.size(); i++) {
+                ByteBuf chunk = Fragments.buffer(CHUNKS, chunks.get(i), i);
+                fed.add(chunk);
+                if (byRuns.test(i)) {
+                    framer.feedRuns(chunk, runs);
+                } else {
+                    framer.feed(chunk, lines);
+                }
+            }
+            framer.finish(lines);
+        } finally {
+            framer.close();
+        }
+        assertThat(fed).as("chunks still referenced after framing").allMatch(chunk -> chunk.refCnt() == 0);
+        return events;
+    }
+
+    /** The bytes handed on between two over-limit reports, joined: what a relay would write. */
+    private static List<Event> merged(List<Event> events) {
+        List<Event> merged = new ArrayList<>();
+        StringBuilder text = new StringBuilder();
+        for (Event event : events) {
+            if (event instanceof Line line) {
+                text.append(line.bytes());
+            } else {
+                if (text.length() > 0) {
+                    merged.add(new Line(text.toString(), -1));
+                    text.setLength(0);
+                }
+                merged.add(event);
+            }
+        }
+        if (text.length() > 0) {
+            merged.add(new Line(text.toString(), -1));
+        }
+        return merged;
     }
 
     // ---------------------------------------------------------------- helpers

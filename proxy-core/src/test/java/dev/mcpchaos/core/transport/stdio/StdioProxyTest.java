@@ -3,9 +3,14 @@ package dev.mcpchaos.core.transport.stdio;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.transport.TransportKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -52,8 +58,10 @@ class StdioProxyTest {
                 .serverErrorOutput(serverStderr);
     }
 
-    @Test
-    void relaysEveryByteUnchangedBothWays() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"in runs (nothing inspects)", "frame by frame (an interceptor inspects)"})
+    void relaysEveryByteUnchangedBothWays(String how) throws Exception {
+        boolean framed = how.startsWith("frame");
         // CRLF, blank lines, malformed JSON, invalid UTF-8 and an unterminated last line all pass as they came.
         byte[] input = concat(
                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n",
@@ -64,7 +72,11 @@ class StdioProxyTest {
                 "{not json\n").getBytes(StandardCharsets.UTF_8);
         byte[] invalidUtf8 = {'"', (byte) 0xC3, (byte) 0x28, '"', '\n'};
         byte[] unterminated = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}".getBytes(StandardCharsets.UTF_8);
-        proxy = proxyFor("cat").start();
+        StdioProxy.Builder builder = proxyFor("cat");
+        if (framed) {
+            builder.interceptor((ctx, frame) -> ctx.forward(frame));
+        }
+        proxy = builder.start();
         client.write(input);
         client.write(invalidUtf8);
         client.write(unterminated);
@@ -75,8 +87,42 @@ class StdioProxyTest {
                 new String(invalidUtf8, StandardCharsets.ISO_8859_1),
                 new String(unterminated, StandardCharsets.ISO_8859_1)).getBytes(StandardCharsets.ISO_8859_1);
         assertThat(received.toByteArray()).isEqualTo(expected);
-        assertThat(proxy.framesRead(Direction.CLIENT_TO_SERVER)).isEqualTo(8);
-        assertThat(proxy.framesRead(Direction.SERVER_TO_CLIENT)).isEqualTo(8);
+        // Unframed, only the unterminated last line, handed on at the end of the input, is a frame.
+        assertThat(proxy.framesRead(Direction.CLIENT_TO_SERVER)).isEqualTo(framed ? 8 : 1);
+        assertThat(proxy.framesRead(Direction.SERVER_TO_CLIENT)).isEqualTo(framed ? 8 : 1);
+    }
+
+    @Test
+    void framingBeginsWhenAnInterceptorStartsToInspectAndNoLineIsSplit() throws Exception {
+        AtomicBoolean inspecting = new AtomicBoolean();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyFor("cat").interceptor(new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                seen.add(frame.direction().arrow() + " " + frame.content().toString(StandardCharsets.UTF_8));
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean inspects(TransportKind transport, Direction direction) {
+                return inspecting.get();
+            }
+        }).start();
+        String a = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}";
+        String b = "{\"jsonrpc\":\"2.0\",\"method\":\"b\"}";
+        String c = "{\"jsonrpc\":\"2.0\",\"method\":\"c\"}";
+        // A relayed unframed, and half of b waiting for its end when framing begins.
+        client.write((a + "\n" + b.substring(0, 10)).getBytes(StandardCharsets.UTF_8));
+        client.flush();
+        awaitReceivedLines(1);
+        inspecting.set(true);
+        client.write((b.substring(10) + "\n" + c + "\n").getBytes(StandardCharsets.UTF_8));
+        client.close();
+
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        assertThat(received.toString(StandardCharsets.UTF_8)).isEqualTo(a + "\n" + b + "\n" + c + "\n");
+        assertThat(seen).filteredOn(line -> line.startsWith("c->s")).containsExactly("c->s " + b, "c->s " + c);
+        assertThat(seen).filteredOn(line -> line.startsWith("s->c")).containsExactly("s->c " + b, "s->c " + c);
     }
 
     @Test
@@ -164,9 +210,14 @@ class StdioProxyTest {
         assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isEqualTo(42);
     }
 
-    @Test
-    void lineOverTheLimitIsDiscardedCountedAndRelayingGoesOn() throws Exception {
-        proxy = proxyFor("cat").maxLineLength(100).start();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"in runs (nothing inspects)", "frame by frame (an interceptor inspects)"})
+    void lineOverTheLimitIsDiscardedCountedAndRelayingGoesOn(String how) throws Exception {
+        StdioProxy.Builder builder = proxyFor("cat").maxLineLength(100);
+        if (how.startsWith("frame")) {
+            builder.interceptor((ctx, frame) -> ctx.forward(frame));
+        }
+        proxy = builder.start();
         String small = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
         String big = "{\"jsonrpc\":\"2.0\",\"method\":\"big\",\"params\":{\"x\":\"" + "y".repeat(5000) + "\"}}\n";
         client.write((small + big + small).getBytes(StandardCharsets.UTF_8));
