@@ -18,27 +18,43 @@ import java.util.Objects;
  *
  * <p>Reference counted: whoever holds a frame last releases it (forwarding hands it on, dropping
  * releases it).
+ *
+ * <p>A <em>lent</em> frame ({@link #lent}) does not own its bytes: they are its maker's, valid only
+ * until the call the frame was handed to returns. A transport lends frames to observers
+ * ({@link dev.mcpchaos.core.intercept.InterceptorChain#observe(Frame)}), which keep nothing of a
+ * frame, so that showing them a message costs no reference counting on its bytes. Releasing a lent
+ * frame releases none of them; {@link #toOwned()} makes a frame that outlives the call.
  */
 public final class Frame extends AbstractReferenceCounted {
 
     private final ByteBuf wire;
     private ByteBuf content; // made on first use: most frames are written out without it
+    /** Where the content starts in the wire bytes (after their reader index), when made on first use. */
+    private final int contentOffset;
     private final int contentLength;
     private final boolean original;
+    /** The bytes are the maker's, not the frame's: see {@link #lent}. */
+    private final boolean lent;
     private final Envelope envelope;
     private final Direction direction;
     private final long sequence;
     private Envelope answers;
     private long answeredRequestArrivalNanos = -1;
     private Object route;
-    private boolean ownsContent; // content is a reference of its own, released with the wire bytes
+    /**
+     * Content is a buffer apart from the wire bytes, not a view of them: a reference of its own,
+     * released with them, unless the frame is lent.
+     */
+    private boolean contentApart;
 
-    private Frame(ByteBuf wire, ByteBuf content, int contentLength, boolean original, Envelope envelope,
-                  Direction direction, long sequence) {
+    private Frame(ByteBuf wire, ByteBuf content, int contentOffset, int contentLength, boolean original,
+                  boolean lent, Envelope envelope, Direction direction, long sequence) {
         this.wire = wire;
         this.content = content;
+        this.contentOffset = contentOffset;
         this.contentLength = contentLength;
         this.original = original;
+        this.lent = lent;
         this.envelope = Objects.requireNonNull(envelope, "envelope");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.sequence = sequence;
@@ -58,8 +74,58 @@ public final class Frame extends AbstractReferenceCounted {
             throw new IllegalArgumentException("contentLength: " + contentLength + " (expected: 0.."
                     + wire.readableBytes() + ")");
         }
-        return new Frame(wire, contentLength == wire.readableBytes() ? wire : null, contentLength, true, envelope,
-                direction, sequence);
+        return new Frame(wire, contentLength == wire.readableBytes() ? wire : null, 0, contentLength, true, false,
+                envelope, direction, sequence);
+    }
+
+    /**
+     * A frame read off the wire whose message is a part of its wire bytes further in: an SSE event
+     * with one {@code data} line. Its {@link #content()} is a view of {@code wire}, made on first use.
+     *
+     * @param wire the exact bytes read, framing included; ownership passes to the frame
+     * @param contentOffset where the message starts, counted from {@code wire}'s reader index
+     * @param contentLength the message's length in bytes
+     * @param sequence the frame's number within its direction, from 0
+     */
+    public static Frame original(ByteBuf wire, int contentOffset, int contentLength, Envelope envelope,
+                                 Direction direction, long sequence) {
+        checkContent(wire, contentOffset, contentLength);
+        return new Frame(wire, null, contentOffset, contentLength, true, false, envelope, direction, sequence);
+    }
+
+    /**
+     * A frame read off the wire, <em>lent</em> for the length of one call: {@code wire} stays its
+     * caller's, who keeps it valid only until the call the frame is handed to returns (see the class
+     * comment). The frame's content is {@code wire[contentOffset, contentOffset + contentLength)}
+     * after its reader index.
+     *
+     * @param sequence the frame's number within its direction, from 0
+     */
+    public static Frame lent(ByteBuf wire, int contentOffset, int contentLength, Envelope envelope,
+                             Direction direction, long sequence) {
+        checkContent(wire, contentOffset, contentLength);
+        return new Frame(wire, null, contentOffset, contentLength, true, true, envelope, direction, sequence);
+    }
+
+    /**
+     * A frame read off the wire, <em>lent</em> for the length of one call, whose message is a buffer
+     * apart from its wire bytes (the joined data of an SSE event with several {@code data} lines).
+     * Both buffers stay the caller's (see {@link #lent(ByteBuf, int, int, Envelope, Direction, long)}).
+     */
+    public static Frame lent(ByteBuf wire, ByteBuf content, Envelope envelope, Direction direction, long sequence) {
+        Objects.requireNonNull(wire, "wire");
+        Objects.requireNonNull(content, "content");
+        Frame frame = new Frame(wire, content, 0, content.readableBytes(), true, true, envelope, direction, sequence);
+        frame.contentApart = true;
+        return frame;
+    }
+
+    private static void checkContent(ByteBuf wire, int contentOffset, int contentLength) {
+        Objects.requireNonNull(wire, "wire");
+        if (contentOffset < 0 || contentLength < 0 || contentOffset > wire.readableBytes() - contentLength) {
+            throw new IllegalArgumentException("content: " + contentOffset + "+" + contentLength + " (expected: within "
+                    + wire.readableBytes() + " wire bytes)");
+        }
     }
 
     /**
@@ -76,8 +142,8 @@ public final class Frame extends AbstractReferenceCounted {
                                  long sequence) {
         Objects.requireNonNull(wire, "wire");
         Objects.requireNonNull(content, "content");
-        Frame frame = new Frame(wire, content, content.readableBytes(), true, envelope, direction, sequence);
-        frame.ownsContent = true;
+        Frame frame = new Frame(wire, content, 0, content.readableBytes(), true, false, envelope, direction, sequence);
+        frame.contentApart = true;
         return frame;
     }
 
@@ -88,7 +154,7 @@ public final class Frame extends AbstractReferenceCounted {
      */
     public static Frame synthesized(ByteBuf content, Envelope envelope, Direction direction, long sequence) {
         Objects.requireNonNull(content, "content");
-        return new Frame(content, content, content.readableBytes(), false, envelope, direction, sequence);
+        return new Frame(content, content, 0, content.readableBytes(), false, false, envelope, direction, sequence);
     }
 
     /** The exact bytes read off the wire, framing included; for a synthesized frame, the content. */
@@ -99,7 +165,7 @@ public final class Frame extends AbstractReferenceCounted {
     /** The JSON-RPC message alone (no delimiter, no SSE field prefixes). A view: do not release it. */
     public ByteBuf content() {
         if (content == null) {
-            content = wire.slice(wire.readerIndex(), contentLength);
+            content = wire.slice(wire.readerIndex() + contentOffset, contentLength);
         }
         return content;
     }
@@ -107,6 +173,46 @@ public final class Frame extends AbstractReferenceCounted {
     /** The size of {@link #content()} in bytes. */
     public int contentLength() {
         return contentLength;
+    }
+
+    /**
+     * True when the frame's bytes are its maker's, valid only until the call it was handed to
+     * returns (see {@link #lent}); {@link #toOwned()} keeps them longer.
+     */
+    public boolean isLent() {
+        return lent;
+    }
+
+    /**
+     * This frame made safe to keep: for a {@link #isLent lent} frame, a new frame with the same
+     * bytes, envelope, direction, sequence, correlation and route that holds references of its own
+     * to the bytes (retained views of them, not copies); for any other frame, this frame, retained.
+     * The caller releases what it gets.
+     */
+    public Frame toOwned() {
+        if (!lent) {
+            retain();
+            return this;
+        }
+        ByteBuf ownWire = wire.retainedSlice();
+        Frame copy;
+        if (contentApart) {
+            ByteBuf ownContent;
+            try {
+                ownContent = content.retainedSlice();
+            } catch (RuntimeException | Error e) {
+                ownWire.release();
+                throw e;
+            }
+            copy = new Frame(ownWire, ownContent, 0, contentLength, true, false, envelope, direction, sequence);
+            copy.contentApart = true;
+        } else {
+            copy = new Frame(ownWire, null, contentOffset, contentLength, true, false, envelope, direction, sequence);
+        }
+        copy.answers = answers;
+        copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
+        copy.route = route;
+        return copy;
     }
 
     /** True when the frame is exactly as it was read, so {@link #wire()} can be written unchanged. */
@@ -213,12 +319,16 @@ public final class Frame extends AbstractReferenceCounted {
      * holds its own reference to it.
      */
     public Frame duplicate() {
-        Frame copy = new Frame(wire.retainedDuplicate(), null, contentLength, original, envelope, direction, sequence);
+        if (lent) {
+            return toOwned();
+        }
+        Frame copy = new Frame(wire.retainedDuplicate(), null, contentOffset, contentLength, original, false, envelope,
+                direction, sequence);
         if (!original) {
             copy.content = copy.wire;
-        } else if (ownsContent) {
+        } else if (contentApart) {
             copy.content = content.retainedDuplicate();
-            copy.ownsContent = true;
+            copy.contentApart = true;
         }
         copy.answers = answers;
         copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
@@ -249,8 +359,11 @@ public final class Frame extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
+        if (lent) {
+            return; // the bytes are the maker's
+        }
         wire.release();
-        if (ownsContent) {
+        if (contentApart) {
             content.release();
         }
     }

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -113,7 +114,26 @@ public final class InterceptorChain {
      */
     public void observe(List<Frame> frames) {
         if (!executor.inEventLoop()) {
-            executor.execute(() -> observe(frames));
+            List<Frame> owned = frames;
+            for (int i = 0; i < frames.size(); i++) {
+                if (frames.get(i).isLent()) {
+                    owned = ownedCopies(frames); // lent bytes do not outlive this call
+                    break;
+                }
+            }
+            List<Frame> hopping = owned;
+            try {
+                executor.execute(() -> observe(hopping));
+            } catch (RejectedExecutionException e) {
+                if (hopping != frames) {
+                    for (int i = 0; i < hopping.size(); i++) {
+                        if (frames.get(i).isLent()) {
+                            hopping.get(i).release(); // ours; the caller releases the rest
+                        }
+                    }
+                }
+                throw e;
+            }
             return;
         }
         observing = true;
@@ -128,6 +148,46 @@ public final class InterceptorChain {
         } finally {
             observing = false;
         }
+    }
+
+    /**
+     * Shows one frame to the observers as {@link #observe(List)} does. A {@link Frame#isLent lent}
+     * frame is the caller's: on the executor it is shown before this call returns and not released;
+     * called from another thread, it is made {@link Frame#toOwned owned} first (its bytes retained,
+     * not copied) and shown there later. Any other frame is taken over, as by {@link #observe(List)}.
+     * A transport that lends frames should call this on the executor: a hop per frame costs far
+     * more than the reference counting lending saves.
+     */
+    public void observe(Frame frame) {
+        if (!executor.inEventLoop()) {
+            Frame owned = frame.isLent() ? frame.toOwned() : frame;
+            try {
+                executor.execute(() -> observe(owned));
+            } catch (RejectedExecutionException e) {
+                if (owned != frame) {
+                    owned.release(); // ours; a frame taken over is the caller's to release
+                }
+                throw e;
+            }
+            return;
+        }
+        observing = true;
+        try {
+            look(frame);
+        } finally {
+            observing = false;
+            if (!frame.isLent()) {
+                frame.release();
+            }
+        }
+    }
+
+    private static List<Frame> ownedCopies(List<Frame> frames) {
+        List<Frame> owned = new ArrayList<>(frames.size());
+        for (Frame frame : frames) {
+            owned.add(frame.isLent() ? frame.toOwned() : frame);
+        }
+        return owned;
     }
 
     private void look(Frame frame) {

@@ -10,6 +10,7 @@ import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultEventLoop;
@@ -400,6 +401,68 @@ class InterceptorChainTest {
         assertThat(notification.refCnt()).isZero();
     }
 
+    @Test
+    void aLentFrameIsShownOnTheExecutorBeforeObserveReturnsAndLeftToItsLender() {
+        List<Frame> seen = new ArrayList<>();
+        InterceptorChain chain = chain(List.of(observer(seen, calls)));
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}"));
+        ByteBuf wire = buffer("data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n");
+        Frame lent = Frame.lent(wire, 6, wire.readableBytes() - 8, sniff("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"),
+                SERVER_TO_CLIENT, 0);
+
+        chain.observe(lent);
+
+        assertThat(calls).containsExactly("observer REQUEST tools/list", "observer RESPONSE tools/list {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}");
+        assertThat(seen).hasSize(2).last().isSameAs(lent);
+        assertThat(lent.answers().method()).as("correlated").isEqualTo("tools/list");
+        assertThat(lent.refCnt()).as("not released: it is its lender's").isEqualTo(1);
+        assertThat(wire.refCnt()).isEqualTo(1);
+        assertThat(toClient.frames).isEmpty();
+        wire.release();
+    }
+
+    @Test
+    void aLentFrameObservedFromAnotherThreadIsMadeOwnedAndShownOnTheExecutor() throws Exception {
+        DefaultEventLoop loop = new DefaultEventLoop();
+        try {
+            List<Frame> seen = new CopyOnWriteArrayList<>();
+            InterceptorChain chain = new InterceptorChain(List.of(observer(seen, calls)), session, TransportKind.HTTP,
+                    loop, ALLOC, connection, toServer, toClient);
+            String json = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}";
+            ByteBuf wire = buffer("data: " + json + "\n\n");
+            ByteBuf joinedWire = buffer("data: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"a\"}\n\n");
+            ByteBuf joined = buffer("{\"jsonrpc\":\"2.0\",\n\"method\":\"a\"}");
+            Frame lent = Frame.lent(wire, 6, json.length(), sniff(json), SERVER_TO_CLIENT, 0);
+            Frame lentJoined = Frame.lent(joinedWire, joined, sniff("{\"jsonrpc\":\"2.0\",\"method\":\"a\"}"),
+                    SERVER_TO_CLIENT, 1);
+            Frame lentInList = Frame.lent(wire, 6, json.length(), sniff(json), SERVER_TO_CLIENT, 2);
+            assertThat(loop.inEventLoop()).isFalse();
+
+            chain.observe(lent);
+            chain.observe(List.of(lentJoined, lentInList));
+            // The lender lets go of its bytes as soon as observe returns (had the frames not been
+            // made owned, the observer would find them freed and fail).
+            wire.release();
+            joinedWire.release();
+            joined.release();
+            // Tasks run in order: once this one ran, the observing ones have.
+            loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+            assertThat(calls).containsExactly("observer NOTIFICATION notifications/message " + json,
+                    "observer NOTIFICATION a {\"jsonrpc\":\"2.0\",\n\"method\":\"a\"}",
+                    "observer NOTIFICATION notifications/message " + json);
+            assertThat(seen).hasSize(3).noneMatch(Frame::isLent).noneMatch(frame -> frame == lent);
+            assertThat(seen).extracting(Frame::sequence).containsExactly(0L, 1L, 2L);
+            assertThat(seen).allSatisfy(frame -> assertThat(frame.refCnt()).as("released after the observers").isZero());
+            assertThat(wire.refCnt()).isZero();
+            assertThat(joinedWire.refCnt()).isZero();
+            assertThat(joined.refCnt()).isZero();
+            assertThat(toClient.frames).isEmpty();
+        } finally {
+            assertThat(loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private InterceptorChain chain(List<FrameInterceptor> interceptors) {
@@ -422,6 +485,36 @@ class InterceptorChainTest {
                 return name;
             }
         };
+    }
+
+    /**
+     * An interceptor that only observes: records the frame's kind, method and content (copied, as
+     * it keeps no reference to the frame's bytes) and the frame itself (to check what it was given).
+     */
+    private static FrameInterceptor observer(List<Frame> seen, List<String> calls) {
+        return new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                seen.add(frame);
+                calls.add("observer " + frame.envelope().kind() + " " + frame.method()
+                        + (frame.direction() == SERVER_TO_CLIENT ? " " + frame.content().toString(StandardCharsets.UTF_8) : ""));
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean onlyObserves(TransportKind transport, Direction direction) {
+                return true;
+            }
+        };
+    }
+
+    private static ByteBuf buffer(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        return ALLOC.buffer(bytes.length).writeBytes(bytes);
+    }
+
+    private static Envelope sniff(String json) {
+        return new EnvelopeSniffer().sniff(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static Frame frame(Direction direction, String json) {

@@ -22,6 +22,10 @@ import java.util.Objects;
  * with a single {@code data} line is a slice of the raw bytes; with several lines it is a buffer
  * of its own (the lines joined with {@code \n}), released with the event.
  *
+ * <p><b>Lent events.</b> An event the framer <em>lends</em> (see {@link SseFramer}'s package-private
+ * {@code lend}) is valid only while the listener's {@code onEvent} runs; the listener neither
+ * releases nor keeps it, and retains {@link #raw()} or {@link #data()} to keep them.
+ *
  * <p>Field values are those of this event only: {@link #id()} is the {@code id} field in this
  * event, not the stream's last event ID (see {@link SseFramer#lastEventId()}).
  */
@@ -31,8 +35,15 @@ public final class SseEvent extends AbstractReferenceCounted {
     public static final String DEFAULT_TYPE = "message";
 
     private final ByteBuf raw;
-    private final ByteBuf data;
-    private final boolean ownsData;
+    /** The joined data of several {@code data} lines, a buffer of the event's own; else null. */
+    private final ByteBuf joined;
+    /** Where the value of a single {@code data} line starts in {@link #raw}, after its reader index; else -1. */
+    private final int dataOffset;
+    private final int dataLength;
+    /** The view of a single data line, made on first use; or {@link #joined}. */
+    private ByteBuf data;
+    /** Lent by the framer (see {@link SseFramer#lend}): what it holds is released by the framer, not by the event. */
+    private final boolean lent;
     private final String eventType;
     private final String id;
     private final Long retry;
@@ -43,15 +54,22 @@ public final class SseEvent extends AbstractReferenceCounted {
 
     /**
      * @param raw the event's bytes, terminating blank line included; ownership passes to the event
-     * @param data the joined data, or null when there was no {@code data} field
-     * @param ownsData whether {@code data} is a buffer of its own (released with the event) rather
-     *                 than a non-retained view of {@code raw}
+     *            unless it is lent
+     * @param joined the data of several {@code data} lines joined, a buffer of its own (ownership
+     *               passes to the event unless it is lent); null for none or one data line
+     * @param dataOffset where a single data line's value starts in {@code raw}, after its reader
+     *                   index; -1 when there is no data field or {@code joined} holds the data
+     * @param dataLength that value's length
+     * @param lent whether the framer lends the event (see {@link SseFramer#lend})
      */
-    SseEvent(ByteBuf raw, ByteBuf data, boolean ownsData, String eventType, String id, Long retry,
-             boolean commentOnly) {
+    SseEvent(ByteBuf raw, ByteBuf joined, int dataOffset, int dataLength, boolean lent, String eventType, String id,
+             Long retry, boolean commentOnly) {
         this.raw = Objects.requireNonNull(raw, "raw");
-        this.data = data;
-        this.ownsData = ownsData && data != null;
+        this.joined = joined;
+        this.dataOffset = joined != null ? -1 : dataOffset;
+        this.dataLength = joined != null ? joined.readableBytes() : dataLength;
+        this.data = joined;
+        this.lent = lent;
         this.eventType = eventType;
         this.id = id;
         this.retry = retry;
@@ -80,6 +98,29 @@ public final class SseEvent extends AbstractReferenceCounted {
     }
 
     /**
+     * Where the data of a single {@code data} line starts in {@link #raw()}, counted from its
+     * reader index; -1 when the event has no data field or its data was joined from several lines.
+     */
+    int dataOffset() {
+        return dataOffset;
+    }
+
+    /** The length of {@link #data()} in bytes; 0 when there is none. */
+    int dataLength() {
+        return dataLength;
+    }
+
+    /** The joined data of several {@code data} lines; null for none or one. */
+    ByteBuf joinedData() {
+        return joined;
+    }
+
+    /** Whether the framer lends this event for the length of its listener's call (see {@link SseFramer#lend}). */
+    boolean isLent() {
+        return lent;
+    }
+
+    /**
      * The event's exact bytes, from the first byte after the previous event up to and including
      * the terminating blank line's line end (and, on the stream's first event, a leading BOM).
      * A view owned by the event.
@@ -94,12 +135,15 @@ public final class SseEvent extends AbstractReferenceCounted {
      * owned by the event.
      */
     public ByteBuf data() {
+        if (data == null && dataOffset >= 0) {
+            data = raw.slice(raw.readerIndex() + dataOffset, dataLength);
+        }
         return data;
     }
 
     /** Whether the event has at least one {@code data} field (its data may still be empty). */
     public boolean hasData() {
-        return data != null;
+        return joined != null || dataOffset >= 0;
     }
 
     /**
@@ -108,7 +152,7 @@ public final class SseEvent extends AbstractReferenceCounted {
      * bytes a client reads, so a proxy relays them all the same.
      */
     public boolean isDispatched() {
-        return data != null && data.isReadable();
+        return dataLength > 0;
     }
 
     /** The value of the last {@code event} field, as sent; null when there was none. */
@@ -146,17 +190,20 @@ public final class SseEvent extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
+        if (lent) {
+            return; // the framer releases what it lent
+        }
         raw.release();
-        if (ownsData) {
-            data.release();
+        if (joined != null) {
+            joined.release();
         }
     }
 
     @Override
     public SseEvent touch(Object hint) {
         raw.touch(hint);
-        if (ownsData) {
-            data.touch(hint);
+        if (joined != null) {
+            joined.touch(hint);
         }
         return this;
     }
@@ -190,8 +237,8 @@ public final class SseEvent extends AbstractReferenceCounted {
         if (retry != null) {
             sb.append(", retry=").append(retry);
         }
-        if (data != null) {
-            sb.append(", data ").append(data.readableBytes()).append(" B");
+        if (hasData()) {
+            sb.append(", data ").append(dataLength).append(" B");
         }
         if (commentOnly) {
             sb.append(", comment");

@@ -93,6 +93,19 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         framer.feed(chunk, listener(Objects.requireNonNull(out, "out")));
     }
 
+    /**
+     * Decodes a chunk and <em>lends</em> each frame to {@code out} ({@link Frame#isLent()}): its
+     * bytes are the chunk's (or the decoder's), valid only while {@code out.accept} runs, and
+     * {@code out} neither releases nor keeps the frame ({@link Frame#toOwned()} keeps one). For a
+     * transport that relays the chunk's bytes itself and only shows the messages to observers:
+     * an event whole in the chunk then costs no reference counting. Frames are numbered, counted,
+     * and sniffed exactly as {@link #decode} does; the same decoder may mix both. Takes ownership
+     * of {@code chunk}.
+     */
+    public void decodeLent(ByteBuf chunk, FrameConsumer out) {
+        framer.lend(chunk, lendingListener(Objects.requireNonNull(out, "out")));
+    }
+
     /** The input ended: passes on what is left (see the class comment) and releases what is held. */
     public void finish(FrameConsumer out) {
         try {
@@ -154,10 +167,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
 
             @Override
             public void onOversizedEvent(long size) {
-                oversizedEvents++;
-                onOversized.accept(size);
-                log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
-                        direction.arrow(), size, framer.maxEventSize());
+                oversized(size);
             }
 
             @Override
@@ -176,6 +186,47 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
                 out.accept(frame);
             }
         };
+    }
+
+    private SseFramer.Listener lendingListener(FrameConsumer out) {
+        return new SseFramer.Listener() {
+            @Override
+            public void onEvent(SseEvent event) {
+                Envelope envelope = event.isDispatched() && event.isMessageType() ? sniff(event) : Envelope.blank();
+                long sequence = sequences.getAsLong();
+                ByteBuf joined = event.joinedData();
+                Frame frame = joined != null
+                        ? Frame.lent(event.raw(), joined, envelope, direction, sequence)
+                        : Frame.lent(event.raw(), Math.max(0, event.dataOffset()), event.dataLength(), envelope,
+                                direction, sequence);
+                frames++;
+                out.accept(frame);
+            }
+
+            @Override
+            public void onOversizedEvent(long size) {
+                oversized(size);
+            }
+
+            @Override
+            public void onUnterminatedTail(ByteBuf tail) {
+                // Only the end of the input has a tail, and finish() hands it over; lend it all the same.
+                try {
+                    unterminatedTails++;
+                    frames++;
+                    out.accept(Frame.lent(tail, 0, 0, Envelope.blank(), direction, sequences.getAsLong()));
+                } finally {
+                    tail.release();
+                }
+            }
+        };
+    }
+
+    private void oversized(long size) {
+        oversizedEvents++;
+        onOversized.accept(size);
+        log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
+                direction.arrow(), size, framer.maxEventSize());
     }
 
     /** The event's data as the framer saw it when it can (no copy out of a direct buffer). */

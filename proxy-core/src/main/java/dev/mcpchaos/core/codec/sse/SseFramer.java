@@ -140,6 +140,8 @@ public final class SseFramer implements AutoCloseable {
     // While feeding: the chunk's bytes as an array; chunk index i is bytes[i + offset].
     private byte[] bytes;
     private int offset;
+    /** While {@link #lend} runs: events are lent to the listener, not handed over. */
+    private boolean lending;
 
     public SseFramer(ByteBufAllocator alloc) {
         this(DEFAULT_MAX_EVENT_SIZE, alloc);
@@ -228,6 +230,23 @@ public final class SseFramer implements AutoCloseable {
         } finally {
             bytes = null; // a heap chunk's array must not outlive the chunk here
             chunk.release();
+        }
+    }
+
+    /**
+     * Frames the next chunk as {@link #feed} does, but <em>lends</em> each complete event to the
+     * listener instead of handing it over: the event, its raw bytes and its data are valid only
+     * while {@link Listener#onEvent} runs, and the listener neither releases nor keeps the event
+     * (it retains {@link SseEvent#raw()} or {@link SseEvent#data()} to keep them). An event whole
+     * in the chunk is then an unretained view of it: lending costs no reference counting per
+     * event. Takes ownership of {@code chunk} and releases it.
+     */
+    void lend(ByteBuf chunk, Listener listener) {
+        lending = true;
+        try {
+            feed(chunk, listener);
+        } finally {
+            lending = false;
         }
     }
 
@@ -436,13 +455,16 @@ public final class SseFramer implements AutoCloseable {
             return;
         }
         ByteBuf raw;
+        boolean gatheredRaw = gathered != null;
         byte[] dataArray = null; // where the sniffer can read a single data line without a copy
-        if (gathered != null) {
+        if (gatheredRaw) {
             appendToGathered(chunk, next);
             raw = gathered;
             gathered = null;
         } else {
-            raw = chunk.retainedSlice(eventStart, next - eventStart);
+            // Lent, the event is a view of the chunk, which outlives the listener's call.
+            int length = next - eventStart;
+            raw = lending ? chunk.slice(eventStart, length) : chunk.retainedSlice(eventStart, length);
             dataArray = bytes;
         }
         SseEvent event;
@@ -452,25 +474,33 @@ public final class SseFramer implements AutoCloseable {
                 event.dataArray(dataArray, eventStart + dataOffset + offset);
             }
         } catch (RuntimeException | Error e) {
-            raw.release();
+            if (gatheredRaw || !lending) {
+                raw.release();
+            }
             throw e;
         }
         resetEvent();
         eventStart = next;
-        listener.onEvent(event);
+        if (!lending) {
+            listener.onEvent(event);
+            return;
+        }
+        try {
+            listener.onEvent(event);
+        } finally {
+            // Done lending: what the framer gathered or joined for the event is let go.
+            if (gatheredRaw) {
+                raw.release();
+            }
+            ByteBuf joined = event.joinedData();
+            if (joined != null) {
+                joined.release();
+            }
+        }
     }
 
     private SseEvent toEvent(ByteBuf raw) {
         int base = raw.readerIndex();
-        ByteBuf data = null;
-        boolean ownsData = false;
-        if (dataLines == 1) {
-            data = raw.slice(base + dataOffset, dataLength);
-        } else if (dataLines > 1) {
-            data = dataCopy;
-            dataCopy = null;
-            ownsData = true;
-        }
         String type = null;
         if (typeOffset >= 0) {
             type = typeIsMessage ? SseEvent.DEFAULT_TYPE
@@ -481,7 +511,14 @@ public final class SseFramer implements AutoCloseable {
             id = raw.toString(base + idOffset, idLength, StandardCharsets.UTF_8);
             lastEventId = id;
         }
-        return new SseEvent(raw, data, ownsData, type, id, retry >= 0 ? retry : null, sawComment && !sawField);
+        // The data of one line stays where it is in raw; the joined data of several goes to the event.
+        ByteBuf joined = null;
+        if (dataLines > 1) {
+            joined = dataCopy;
+            dataCopy = null;
+        }
+        return new SseEvent(raw, joined, dataLines == 1 ? dataOffset : -1, dataLength, lending, type, id,
+                retry >= 0 ? retry : null, sawComment && !sawField);
     }
 
     /** The chunk is used up: keeps (or, over the limit, counts) the current event's bytes in it. */

@@ -105,6 +105,7 @@ final class Exchange implements HeaderSource {
     private SseFrameDecoder sse;
     /** Frames the events of an SSE response relayed as it comes, for interceptors that only observe them. */
     private SseFrameDecoder sseWatch;
+    private final SseFrameDecoder.FrameConsumer observeLent = this::observeLent;
     private boolean responded;
     private boolean done;
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
@@ -589,9 +590,22 @@ final class Exchange implements HeaderSource {
         if (sseWatch == null) {
             return;
         }
+        if (chain.executor().inEventLoop()) {
+            // Observers keep nothing of a frame and run now: each event is lent to them as a view
+            // of the chunk, with no reference counting and no list per chunk.
+            sseWatch.decodeLent(bytes.retain(), observeLent);
+            return;
+        }
+        // The session's chain runs on another event loop: the frames must outlive this call.
         List<Frame> frames = new ArrayList<>();
         sseWatch.decode(bytes.retain(), frames::add);
         observe(frames);
+    }
+
+    /** Shows one lent frame to the observers, now: the chain runs on this event loop. */
+    private void observeLent(Frame frame) {
+        frame.route(this);
+        chain.observe(frame);
     }
 
     /** The watched part of the stream ends: the observers see what the watcher still held. */

@@ -99,6 +99,35 @@ class SseFrameDecoderTest {
     }
 
     @Test
+    void lentFramesAreTheFramesDecodeMakesAndKeepNothingOfTheChunk() {
+        String[] events = {
+            "id: abc\ndata: \n\n",
+            ": keep-alive\n\n",
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n",
+            "id: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\r\n",
+            "data: {\"jsonrpc\":\"2.0\",\ndata:  \"id\":\"s1\",\ndata:  \"result\":{}}\n\n", // joined data
+            "event: endpoint\ndata: /messages\n\n",
+            "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\"\r\r",                  // malformed, bare CR
+            "data: {\"jsonrpc\":\"2.0\",\"id\":3,",                                   // unterminated
+        };
+        byte[] input = bytes(String.join("", events));
+        Decoded owned = decode(SseFramer.DEFAULT_MAX_EVENT_SIZE, List.of(input));
+        Decoded lent = Fragments.assertSameAtEverySize(input,
+                chunks -> decodeLending(SseFramer.DEFAULT_MAX_EVENT_SIZE, chunks));
+        assertThat(lent).isEqualTo(owned);
+        assertThat(lent.frames()).extracting(FrameView::wire).containsExactly(iso(events));
+    }
+
+    @Test
+    void lentFramesOfOversizedEventsAreCountedAsDecodeCountsThem() {
+        String big = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"" + "x".repeat(100) + "\"}\n\n";
+        byte[] input = bytes("data: {\"id\":1,\"method\":\"a\"}\n\n" + big + "data: {\"id\":2,\"method\":\"b\"}\n\n" + big);
+        Decoded lent = Fragments.assertSameAtEverySize(input, chunks -> decodeLending(64, chunks));
+        assertThat(lent).isEqualTo(decode(64, List.of(input)));
+        assertThat(lent.oversizedEvents()).isEqualTo(2);
+    }
+
+    @Test
     void oversizedEventsAreCountedAndDecodingGoesOn() {
         String big = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"" + "x".repeat(100) + "\"}\n\n";
         String input = "data: {\"id\":1,\"method\":\"a\"}\n\n" + big + "data: {\"id\":2,\"method\":\"b\"}\r\n\r\n" + big;
@@ -274,6 +303,40 @@ class SseFrameDecoderTest {
             channel.finishAndReleaseAll();
         }
         return new Decoded(frames, decoder.oversizedEvents(), decoder.unterminatedTails(), decoder.frames());
+    }
+
+    /**
+     * Decodes the chunks with {@link SseFrameDecoder#decodeLent}, every third with
+     * {@link SseFrameDecoder#decode} (one decoder may mix both), then finishes. Checks that each
+     * lent frame is lent and never released, and that no chunk is kept once decoded.
+     */
+    private static Decoded decodeLending(int maxEventSize, List<byte[]> chunks) {
+        SseFrameDecoder decoder = new SseFrameDecoder(Direction.SERVER_TO_CLIENT, new SseFramer(maxEventSize, ALLOC));
+        List<FrameView> frames = new ArrayList<>();
+        for (int i = 0; i < chunks.size(); i++) {
+            ByteBuf chunk = Fragments.buffer(ALLOC, chunks.get(i), i);
+            if (i % 3 == 2) {
+                decoder.decode(chunk, frame -> frames.add(view(frame)));
+            } else {
+                decoder.decodeLent(chunk, frame -> {
+                    assertThat(frame.isLent()).isTrue();
+                    frames.add(lentView(frame));
+                });
+            }
+            assertThat(chunk.refCnt()).as("chunk %d kept", i).isZero();
+        }
+        decoder.finish(frame -> frames.add(view(frame)));
+        return new Decoded(frames, decoder.oversizedEvents(), decoder.unterminatedTails(), decoder.frames());
+    }
+
+    /** Copies what the test needs out of a lent frame, which stays its lender's. */
+    private static FrameView lentView(Frame frame) {
+        Envelope envelope = frame.envelope().kind() == MessageKind.MALFORMED ? MALFORMED : frame.envelope();
+        FrameView view = new FrameView(frame.wire().toString(StandardCharsets.ISO_8859_1),
+                frame.content().toString(StandardCharsets.ISO_8859_1), envelope, frame.direction(),
+                frame.sequence(), frame.isOriginal());
+        assertThat(frame.refCnt()).isEqualTo(1);
+        return view;
     }
 
     private static List<FrameView> readFrames(EmbeddedChannel channel) {
