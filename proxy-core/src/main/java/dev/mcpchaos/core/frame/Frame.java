@@ -95,8 +95,8 @@ public final class Frame extends AbstractReferenceCounted {
 
     /**
      * A frame read off the wire, <em>lent</em> for the length of one call: {@code wire} stays its
-     * caller's, who keeps it valid only until the call the frame is handed to returns (see the class
-     * comment). The frame's content is {@code wire[contentOffset, contentOffset + contentLength)}
+     * caller's, who keeps it valid only until the call the frame is handed to returns, and may
+     * re-point or reuse it afterwards (see the class comment). The frame's content is {@code wire[contentOffset, contentOffset + contentLength)}
      * after its reader index.
      *
      * @param sequence the frame's number within its direction, from 0

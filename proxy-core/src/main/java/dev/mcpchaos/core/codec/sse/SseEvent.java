@@ -24,7 +24,8 @@ import java.util.Objects;
  *
  * <p><b>Lent events.</b> An event the framer <em>lends</em> (see {@link SseFramer}'s package-private
  * {@code lend}) is valid only while the listener's {@code onEvent} runs; the listener neither
- * releases nor keeps it, and retains {@link #raw()} or {@link #data()} to keep them.
+ * releases nor keeps it, and takes a {@code retainedSlice()} of {@link #raw()} or {@link #data()}
+ * to keep them (a lent event's raw bytes may be a view the framer re-points at the next event).
  *
  * <p>Field values are those of this event only: {@link #id()} is the {@code id} field in this
  * event, not the stream's last event ID (see {@link SseFramer#lastEventId()}).

@@ -236,7 +236,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
             return sniffer.sniff(event.data());
         }
         int from = event.dataArrayOffset();
-        return sniffer.sniff(array, from, from + event.data().readableBytes());
+        return sniffer.sniff(array, from, from + event.dataLength());
     }
 
     @Override

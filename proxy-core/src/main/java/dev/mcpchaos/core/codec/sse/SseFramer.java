@@ -142,6 +142,11 @@ public final class SseFramer implements AutoCloseable {
     private int offset;
     /** While {@link #lend} runs: events are lent to the listener, not handed over. */
     private boolean lending;
+    /**
+     * While lending: one view of the chunk, re-pointed at each event in turn, so that lending an
+     * event makes no object of its own (made on first use per chunk).
+     */
+    private ByteBuf lentView;
 
     public SseFramer(ByteBufAllocator alloc) {
         this(DEFAULT_MAX_EVENT_SIZE, alloc);
@@ -237,9 +242,10 @@ public final class SseFramer implements AutoCloseable {
      * Frames the next chunk as {@link #feed} does, but <em>lends</em> each complete event to the
      * listener instead of handing it over: the event, its raw bytes and its data are valid only
      * while {@link Listener#onEvent} runs, and the listener neither releases nor keeps the event
-     * (it retains {@link SseEvent#raw()} or {@link SseEvent#data()} to keep them). An event whole
-     * in the chunk is then an unretained view of it: lending costs no reference counting per
-     * event. Takes ownership of {@code chunk} and releases it.
+     * (it takes a {@code retainedSlice()} of {@link SseEvent#raw()} or {@link SseEvent#data()} to
+     * keep them: the raw bytes of an event whole in the chunk are a view of it that the framer
+     * re-points at the next event). Lending an event whole in the chunk thus costs no reference
+     * counting and no buffer object. Takes ownership of {@code chunk} and releases it.
      */
     void lend(ByteBuf chunk, Listener listener) {
         lending = true;
@@ -247,6 +253,7 @@ public final class SseFramer implements AutoCloseable {
             feed(chunk, listener);
         } finally {
             lending = false;
+            lentView = null;
         }
     }
 
@@ -462,9 +469,16 @@ public final class SseFramer implements AutoCloseable {
             raw = gathered;
             gathered = null;
         } else {
-            // Lent, the event is a view of the chunk, which outlives the listener's call.
-            int length = next - eventStart;
-            raw = lending ? chunk.slice(eventStart, length) : chunk.retainedSlice(eventStart, length);
+            if (lending) {
+                // A view of the chunk, which outlives the listener's call: the same view for every
+                // event, as a lent event is done with when the next one comes.
+                if (lentView == null) {
+                    lentView = chunk.duplicate();
+                }
+                raw = lentView.setIndex(eventStart, next);
+            } else {
+                raw = chunk.retainedSlice(eventStart, next - eventStart);
+            }
             dataArray = bytes;
         }
         SseEvent event;
