@@ -68,8 +68,11 @@ public interface FrameInterceptor {
      * observes it, a transport may relay that direction's bytes as they come and show the
      * interceptors each message beside them ({@link InterceptorChain#observe}), instead of
      * writing out what the chain hands on: the HTTP transport then relays an SSE stream as it
-     * reads it and still frames and sniffs its events for the observers. Like {@code inspects},
-     * it is asked again for every chunk, so a change takes effect from the next event.
+     * reads it and still frames and sniffs its events for the observers. Such frames may be
+     * {@link Frame#isLent lent}: their bytes are valid only until {@code onFrame} returns, so
+     * keeping a reference is not only a broken promise but a read of bytes that are gone (take
+     * {@link Frame#toOwned()} to keep one). Like {@code inspects}, it is asked again for every
+     * chunk, so a change takes effect from the next event.
      *
      * <p>Called often and from any thread: it must be cheap and thread-safe. The default,
      * {@code false}, is always correct.
