@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Requests/s and latency of MCP-style JSON-RPC POSTs, direct to an upstream, through
 # `mcp-chaos http` (no rules) and through nginx as a reverse proxy (upstream keep-alive), side by
-# side in one run. The upstream is nginx answering every POST /mcp with a fixed JSON-RPC result,
+# side in one run; mcp-chaos also as the CLI runs by default (control endpoint on, so metrics
+# count and time every request and response, which are framed and sniffed). The upstream is nginx answering every POST /mcp with a fixed JSON-RPC result,
 # so the proxies, not the upstream, are what is measured. Both proxies get THREADS threads
 # (default: the cores): event loops for mcp-chaos, worker_processes for nginx. Besides wrk's
 # figures, the CPU time each proxy used per request is printed (from /proc), which the load of
@@ -28,9 +29,12 @@ THREADS=${THREADS:-$(nproc)}
 UPSTREAM_PORT=${UPSTREAM_PORT:-19180}
 PROXY_PORT=${PROXY_PORT:-19181}
 NGINX_PROXY_PORT=${NGINX_PROXY_PORT:-19182}
+METRICS_PROXY_PORT=${METRICS_PROXY_PORT:-19183}
+CONTROL_PORT=${CONTROL_PORT:-19184}
 work="$(mktemp -d)"
 cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
+  [ -n "${metrics_proxy_pid:-}" ] && kill "$metrics_proxy_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -f "$work/nginx-proxy.pid" ] && kill "$(cat "$work/nginx-proxy.pid")" 2>/dev/null || true
   rm -rf "$work"
@@ -47,9 +51,15 @@ java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar"
   --listen 127.0.0.1:$PROXY_PORT \
   --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/proxy.log" &
 proxy_pid=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$work/proxy.log" 2>/dev/null && break
-  sleep 0.1
+java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control 127.0.0.1:$CONTROL_PORT \
+  --listen 127.0.0.1:$METRICS_PROXY_PORT \
+  --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/metrics-proxy.log" &
+metrics_proxy_pid=$!
+for log in proxy metrics-proxy; do
+  for _ in $(seq 1 100); do
+    grep -q "listening on" "$work/$log.log" 2>/dev/null && break
+    sleep 0.1
+  done
 done
 
 cat > "$work/post.lua" <<'LUA'
@@ -78,7 +88,7 @@ run() { # $1 label, $2 url, $3... pids whose CPU time is counted; SCRIPT: the wr
   p50=$(echo "$out" | awk '$1=="50%" {print $2}')
   p99=$(echo "$out" | awk '$1=="99%" {print $2}')
   [ $# -gt 0 ] && cpu=$(python3 -c "print(f'{($t1 - $t0) / $(getconf CLK_TCK) * 1e6 / $reqs:.1f} us CPU/request')")
-  printf '%-12s %12s req/s   p50 %8s   p99 %8s   %s   load %s\n' "$label" "$rps" "$p50" "$p99" "$cpu" \
+  printf '%-18s %12s req/s   p50 %8s   p99 %8s   %s   load %s\n' "$label" "$rps" "$p50" "$p99" "$cpu" \
     "$(cut -d' ' -f1 /proc/loadavg)"
   echo "$rps" > "$work/$label.rps"
 }
@@ -90,13 +100,16 @@ run warmup "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
 wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
 run direct "http://127.0.0.1:$UPSTREAM_PORT/mcp"
 run mcp-chaos "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
+wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" > /dev/null
+run mcp-chaos+metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" "$metrics_proxy_pid"
 # shellcheck disable=SC2086
 run nginx-proxy "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
 python3 - "$work" <<'PY'
 import sys
 rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
-d, p, n = rps("direct"), rps("mcp-chaos"), rps("nginx-proxy")
-print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}")
+d, p, m, n = rps("direct"), rps("mcp-chaos"), rps("mcp-chaos+metrics"), rps("nginx-proxy")
+print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}"
+      f"   mcp-chaos+metrics/nginx-proxy: {m / n:.2f}")
 PY
 echo "with Connection: close (a new client connection per request):"
 SCRIPT="$work/post-close.lua" run mcp-chaos-close "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"

@@ -62,6 +62,9 @@ def http_throughput(text):
         return None
     cpu = dict(re.findall(r"^(mcp-chaos|nginx-proxy)\s.*?([\d.]+) us CPU/request", text, re.M))
     detail = f" ({cpu['mcp-chaos']} vs {cpu['nginx-proxy']} µs CPU per request)" if len(cpu) == 2 else ""
+    metrics = re.search(r"mcp-chaos\+metrics/nginx-proxy: ([\d.]+)", text)
+    if metrics:
+        detail += f"; {float(metrics.group(1)):.2f} with metrics on (the CLI's default)"
     ratio = float(m.group(1))
     return f"{ratio:.2f} of nginx's requests/s{detail}", ratio >= 1.0
 
