@@ -151,9 +151,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
             public void onEvent(SseEvent event) {
                 Frame frame;
                 try {
-                    Envelope envelope = event.isDispatched() && event.isMessageType()
-                            ? sniff(event)
-                            : Envelope.blank();
+                    Envelope envelope = envelopeOf(event);
                     long sequence = sequences.getAsLong();
                     // The data's own reference: a slice of the raw bytes, or the joined copy.
                     ByteBuf content = event.hasData() ? event.data().retainedSlice() : Unpooled.EMPTY_BUFFER;
@@ -192,7 +190,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         return new SseFramer.Listener() {
             @Override
             public void onEvent(SseEvent event) {
-                Envelope envelope = event.isDispatched() && event.isMessageType() ? sniff(event) : Envelope.blank();
+                Envelope envelope = envelopeOf(event);
                 long sequence = sequences.getAsLong();
                 ByteBuf joined = event.joinedData();
                 Frame frame = joined != null
@@ -227,6 +225,11 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         onOversized.accept(size);
         log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
                 direction.arrow(), size, framer.maxEventSize());
+    }
+
+    /** What a client would hand to its message handler is sniffed; every other event is blank. */
+    private Envelope envelopeOf(SseEvent event) {
+        return event.isDispatched() && event.isMessageType() ? sniff(event) : Envelope.blank();
     }
 
     /** The event's data as the framer saw it when it can (no copy out of a direct buffer). */
