@@ -2,6 +2,7 @@ package dev.mcpchaos.core.codec.line;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 
 import java.util.Objects;
 
@@ -55,6 +56,11 @@ public final class LineFramer implements AutoCloseable {
     private final int maxLineLength;
     private final ByteBufAllocator alloc;
     private ByteBuf partial;
+    /**
+     * The unfinished line that ended the last chunk framed by runs, held as a retained slice of
+     * that chunk rather than copied: the next chunk usually ends it. Never set with {@link #partial}.
+     */
+    private ByteBuf tail;
     private boolean discarding;
     private long discardedLength;
     private boolean discardedEndsWithCr; // whether the last byte discarded so far is '\r'
@@ -90,9 +96,11 @@ public final class LineFramer implements AutoCloseable {
 
     /**
      * Frames the next chunk of the stream into runs of whole lines rather than single lines, for
-     * a relay that needs no line on its own: each run is a retained slice of the chunk (a line
-     * completed from earlier chunks comes as a run of its own), so a chunk of many lines costs a
-     * search for its last newline instead of one per line. Lines over the limit are discarded and
+     * a relay that needs no line on its own: each run is a retained slice of the chunk, so a
+     * chunk of many lines costs a search for its last newline instead of one per line. The
+     * unfinished line a chunk ends with is held as a slice of it, and the next chunk's first line
+     * end ends it: that line comes as a run of its own, the two pieces joined without a copy (a
+     * line over three or more chunks is gathered into a buffer of its own, as by {@link #feed}). Lines over the limit are discarded and
      * reported as by {@link #feed}, and the two can take turns on one stream. Takes ownership of
      * {@code chunk} and releases it.
      */
@@ -102,7 +110,10 @@ public final class LineFramer implements AutoCloseable {
             while (chunk.isReadable()) {
                 int start = chunk.readerIndex();
                 int end = chunk.writerIndex();
-                if (partial != null || discarding) {
+                if (tail != null && endTail(chunk, listener)) {
+                    continue;
+                }
+                if (tail != null || partial != null || discarding) {
                     if (oneByOne == null) {
                         oneByOne = asLines(listener);
                     }
@@ -111,7 +122,12 @@ public final class LineFramer implements AutoCloseable {
                 }
                 int lastLf = chunk.indexOf(end, start, (byte) '\n'); // searched from the end
                 if (lastLf < 0) {
-                    keepPartial(chunk, start, end);
+                    if (end - start <= maxLineLength + 1L) {
+                        tail = chunk.retainedSlice(start, end - start);
+                        chunk.readerIndex(end);
+                    } else {
+                        keepPartial(chunk, start, end);
+                    }
                     return;
                 }
                 if (lastLf - start > maxLineLength) {
@@ -132,6 +148,28 @@ public final class LineFramer implements AutoCloseable {
         }
     }
 
+    /**
+     * Ends the held tail with the first line end of {@code chunk} as one run of the two pieces,
+     * without copying either, when the line is within the limit; false (nothing done) otherwise.
+     */
+    private boolean endTail(ByteBuf chunk, RunListener listener) {
+        int start = chunk.readerIndex();
+        int lf = chunk.indexOf(start, chunk.writerIndex(), (byte) '\n');
+        if (lf < 0) {
+            return false;
+        }
+        boolean cr = lf > start ? chunk.getByte(lf - 1) == '\r' : tail.getByte(tail.writerIndex() - 1) == '\r';
+        if (tail.readableBytes() + (long) (lf - start) - (cr ? 1 : 0) > maxLineLength) {
+            return false;
+        }
+        ByteBuf held = tail;
+        tail = null;
+        ByteBuf rest = chunk.retainedSlice(start, lf + 1 - start);
+        chunk.readerIndex(lf + 1);
+        listener.onRun(Unpooled.wrappedBuffer(held, rest));
+        return true;
+    }
+
     private static Listener asLines(RunListener runs) {
         return new Listener() {
             @Override
@@ -148,6 +186,7 @@ public final class LineFramer implements AutoCloseable {
 
     /** Frames the next line of {@code chunk}, or keeps or discards the rest of it. */
     private void frameNext(ByteBuf chunk, Listener listener) {
+        ownTail();
         int start = chunk.readerIndex();
         int end = chunk.writerIndex();
         int lf = chunk.indexOf(start, end, (byte) '\n');
@@ -195,6 +234,7 @@ public final class LineFramer implements AutoCloseable {
      * being discarded. The framer can be reused afterwards.
      */
     public void finish(Listener listener) {
+        ownTail();
         if (discarding) {
             endDiscard(listener);
         } else if (partial != null) {
@@ -214,6 +254,10 @@ public final class LineFramer implements AutoCloseable {
     /** Releases a partially gathered line. */
     @Override
     public void close() {
+        if (tail != null) {
+            tail.release();
+            tail = null;
+        }
         releasePartial();
         discarding = false;
         discardedLength = 0;
@@ -232,6 +276,20 @@ public final class LineFramer implements AutoCloseable {
             return;
         }
         listener.onLine(line, contentLength);
+    }
+
+    /** Copies a held tail into a buffer of its own, as if it had been framed line by line. */
+    private void ownTail() {
+        if (tail == null) {
+            return;
+        }
+        ByteBuf held = tail;
+        tail = null;
+        try {
+            keepPartial(held, held.readerIndex(), held.writerIndex());
+        } finally {
+            held.release();
+        }
     }
 
     private void keepPartial(ByteBuf chunk, int start, int end) {
