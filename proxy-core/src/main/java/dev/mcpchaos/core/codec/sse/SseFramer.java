@@ -473,7 +473,9 @@ public final class SseFramer implements AutoCloseable {
                 // A view of the chunk, which outlives the listener's call: the same view for every
                 // event, as a lent event is done with when the next one comes.
                 if (lentView == null) {
-                    lentView = chunk.duplicate();
+                    // In the chunk's own indexes: the duplicate of a slice (an HTTP chunk's piece
+                    // of a read, say) would be in its parent's.
+                    lentView = chunk.slice(0, chunk.capacity());
                 }
                 raw = lentView.setIndex(eventStart, next);
             } else {

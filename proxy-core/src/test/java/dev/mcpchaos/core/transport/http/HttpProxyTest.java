@@ -14,10 +14,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.DefaultEventLoop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -364,6 +367,51 @@ class HttpProxyTest {
         assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8))
                 .isEqualTo("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n");
         assertThat(seen).containsExactly("s->c RESPONSE 2");
+    }
+
+    @ParameterizedTest(name = "sessions on {0}")
+    @ValueSource(strings = {"the connection's event loop", "an executor of their own"})
+    void observersSeeEachSseEventLentOnTheLoopAndOwnedAcrossAHop(String where) throws Exception {
+        boolean ownExecutor = where.startsWith("an executor");
+        DefaultEventLoop sessions = new DefaultEventLoop();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try {
+            HttpProxy.Builder builder = proxyBuilder().interceptor(new FrameInterceptor() {
+                @Override
+                public void onFrame(InterceptorContext ctx, Frame frame) {
+                    seen.add((frame.isLent() ? "lent " : "owned ") + frame.envelope().kind() + " "
+                            + frame.content().toString(StandardCharsets.UTF_8));
+                    ctx.forward(frame);
+                }
+
+                @Override
+                public boolean inspects(TransportKind transport, Direction direction) {
+                    return direction == Direction.SERVER_TO_CLIENT;
+                }
+
+                @Override
+                public boolean onlyObserves(TransportKind transport, Direction direction) {
+                    return true;
+                }
+            });
+            if (ownExecutor) {
+                builder.executor(sessions);
+            }
+            proxy = builder.start();
+            HttpResponse<String> stream = client.send(HttpRequest.newBuilder(proxyUri())
+                    .header("Accept", "text/event-stream").header("Mcp-Session-Id", "s-123").GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(stream.body()).isEqualTo(
+                    ": keep-alive\n\nid: g1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n");
+            // Off the connection's loop, the frames are made owned before they hop: their bytes
+            // are still there when the observer reads them on the other executor.
+            String how = ownExecutor ? "owned " : "lent ";
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+            assertThat(seen).containsExactly(how + "BLANK ",
+                    how + "NOTIFICATION {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}");
+        } finally {
+            sessions.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 
     @Test
