@@ -158,7 +158,11 @@ public final class StdioProxy implements AutoCloseable {
         return (direction == Direction.CLIENT_TO_SERVER ? clientDecoder : serverDecoder).oversizedLines();
     }
 
-    /** Frames read, per direction. */
+    /**
+     * Lines made into frames, per direction. Lines relayed in runs while no interceptor inspects
+     * their direction are not frames and not counted here (an unterminated last line is framed
+     * at the end of the input all the same).
+     */
     public long framesRead(Direction direction) {
         return (direction == Direction.CLIENT_TO_SERVER ? clientDecoder : serverDecoder).frames();
     }
