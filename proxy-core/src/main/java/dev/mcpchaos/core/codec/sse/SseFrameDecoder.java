@@ -170,17 +170,13 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
 
             @Override
             public void onUnterminatedTail(ByteBuf tail) {
-                unterminatedTails++;
-                log.debug("{}: the SSE stream ended inside an event; passing on its {} bytes as they came",
-                        direction.arrow(), tail.readableBytes());
                 Frame frame;
                 try {
-                    frame = Frame.original(tail, 0, Envelope.blank(), direction, sequences.getAsLong());
+                    frame = Frame.original(tail, 0, Envelope.blank(), direction, tailSequence(tail));
                 } catch (RuntimeException | Error e) {
                     tail.release();
                     throw e;
                 }
-                frames++;
                 out.accept(frame);
             }
         };
@@ -210,14 +206,21 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
             public void onUnterminatedTail(ByteBuf tail) {
                 // Only the end of the input has a tail, and finish() hands it over; lend it all the same.
                 try {
-                    unterminatedTails++;
-                    frames++;
-                    out.accept(Frame.lent(tail, 0, 0, Envelope.blank(), direction, sequences.getAsLong()));
+                    out.accept(Frame.lent(tail, 0, 0, Envelope.blank(), direction, tailSequence(tail)));
                 } finally {
                     tail.release();
                 }
             }
         };
+    }
+
+    /** Counts and logs a stream's unterminated tail, and numbers its frame. */
+    private long tailSequence(ByteBuf tail) {
+        unterminatedTails++;
+        frames++;
+        log.debug("{}: the SSE stream ended inside an event; passing on its {} bytes as they came",
+                direction.arrow(), tail.readableBytes());
+        return sequences.getAsLong();
     }
 
     private void oversized(long size) {
