@@ -61,7 +61,11 @@ public final class InterceptorChain {
         this.toClient = Objects.requireNonNull(toClient, "toClient");
         positions = new Position[interceptors.size()];
         for (int i = 0; i < positions.length; i++) {
-            positions[i] = new Position(i, Objects.requireNonNull(interceptors.get(i), "interceptors[" + i + "]"));
+            FrameInterceptor interceptor = interceptors.get(i);
+            if (interceptor == null) { // a chain is made per HTTP request: no message built unless needed
+                throw new NullPointerException("interceptors[" + i + "]");
+            }
+            positions[i] = new Position(i, interceptor);
         }
     }
 
