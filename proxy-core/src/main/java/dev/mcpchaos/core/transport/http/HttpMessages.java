@@ -15,7 +15,9 @@ import io.netty.util.AsciiString;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 /** Header rules and the proxy's own error answers. */
 final class HttpMessages {
@@ -40,6 +42,16 @@ final class HttpMessages {
      * returned; headers {@code kept} already holds are not added again.
      */
     static HttpHeaders removeHopByHop(HttpHeaders headers, HttpHeaders kept, boolean keep) {
+        switch (hopByHopIn(headers)) {
+            case NONE:
+                return kept;
+            case CONNECTION_ONLY:
+                kept = keep(kept, keep, HttpHeaderNames.CONNECTION, headers.getAll(HttpHeaderNames.CONNECTION));
+                headers.remove(HttpHeaderNames.CONNECTION);
+                return kept;
+            default:
+                break;
+        }
         if (headers.contains(HttpHeaderNames.CONNECTION)) {
             for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
                 for (String token : connection.split(",")) {
@@ -58,6 +70,48 @@ final class HttpMessages {
             }
         }
         return kept;
+    }
+
+    /** What {@link #hopByHopIn} found. */
+    private enum HopByHop { NONE, CONNECTION_ONLY, OTHERS }
+
+    /**
+     * One pass over the names, where looking up each hop-by-hop name hashed and searched the
+     * table nine times for heads that mostly have none, or a {@code Connection: keep-alive} or
+     * {@code close} that names no other header.
+     */
+    private static HopByHop hopByHopIn(HttpHeaders headers) {
+        HopByHop found = HopByHop.NONE;
+        Iterator<Map.Entry<CharSequence, CharSequence>> entries = headers.iteratorCharSequence();
+        while (entries.hasNext()) {
+            Map.Entry<CharSequence, CharSequence> entry = entries.next();
+            CharSequence name = entry.getKey();
+            if (!isHopByHop(name)) {
+                continue;
+            }
+            if (!AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONNECTION)
+                    || !namesNoHeader(entry.getValue())) {
+                return HopByHop.OTHERS;
+            }
+            found = HopByHop.CONNECTION_ONLY;
+        }
+        return found;
+    }
+
+    private static boolean isHopByHop(CharSequence name) {
+        for (AsciiString hop : HOP_BY_HOP) {
+            if (hop.length() == name.length() && AsciiString.contentEqualsIgnoreCase(hop, name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A Connection value of one option that is no header name: {@code keep-alive} (whose header is itself hop-by-hop) or {@code close}. */
+    private static boolean namesNoHeader(CharSequence connection) {
+        CharSequence option = AsciiString.trim(connection);
+        return AsciiString.contentEqualsIgnoreCase(option, HttpHeaderValues.KEEP_ALIVE)
+                || AsciiString.contentEqualsIgnoreCase(option, HttpHeaderValues.CLOSE);
     }
 
     /** Removes hop-by-hop headers, including those the Connection header names. */
