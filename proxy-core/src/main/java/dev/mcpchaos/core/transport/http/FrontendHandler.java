@@ -31,6 +31,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -213,11 +214,10 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             exchange.onUpstreamUnreachable(ready.cause());
             return;
         }
-        ready.channel().writeAndFlush(message).addListener(f -> {
-            if (!f.isSuccess()) {
-                exchange.onUpstreamUnreachable(f.cause());
-            }
-        });
+        // No promise and listener per write: a write that fails reaches BackendHandler's
+        // exceptionCaught, and one that fails on the socket closes the connection (channelInactive).
+        Channel channel = ready.channel();
+        channel.writeAndFlush(message, channel.voidPromise());
     }
 
     /** A duplicate of a request goes on a connection of its own; its answer is read and thrown away. */
@@ -289,6 +289,13 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         current.onUpstream(msg);
+    }
+
+    /** Called by the backend when writing to or reading from the upstream failed other than on its socket. */
+    void onUpstreamError(Channel from, Throwable cause) {
+        if (from == upstream && current != null) {
+            current.onUpstreamUnreachable(cause);
+        }
     }
 
     void onUpstreamInactive(Channel from) {
@@ -404,6 +411,11 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             log.debug("upstream connection failed: {}", cause.toString());
+            if (frontend != null && !(cause instanceof IOException)) {
+                // Not the socket (which closing reports as the upstream's close): a request that
+                // could not be encoded, say. The exchange answers 502 with the cause.
+                frontend.onUpstreamError(ctx.channel(), cause);
+            }
             ctx.close();
         }
     }
