@@ -25,7 +25,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -79,6 +78,15 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private long responseDeadline;
     private ScheduledFuture<?> responseTimer;
 
+    /**
+     * When the connection last read something or ended an exchange (on the loop's ticker): it is
+     * idle, and closed, once it has done neither for the idle timeout. One task per connection
+     * checks it, as for the response timeout; Netty's IdleStateHandler put a listener on every
+     * write's promise instead.
+     */
+    private long lastActive;
+    private ScheduledFuture<?> idleTimer;
+
     FrontendHandler(HttpProxy proxy) {
         this.proxy = proxy;
     }
@@ -90,6 +98,39 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        long idleMillis = proxy.config().idleTimeoutMillis;
+        if (idleMillis > 0) {
+            lastActive = ctx.executor().ticker().nanoTime();
+            idleTimer = ctx.executor().schedule(this::checkIdle, idleMillis, TimeUnit.MILLISECONDS);
+        }
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        // Any read counts, a request head still in pieces included: a slow client is not idle.
+        lastActive = ctx.executor().ticker().nanoTime();
+        super.channelReadComplete(ctx);
+    }
+
+    /** Idle means no exchange at all: a long-lived SSE stream is an exchange and is never cut. */
+    private void checkIdle() {
+        idleTimer = null;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        long idleNanos = TimeUnit.MILLISECONDS.toNanos(proxy.config().idleTimeoutMillis);
+        long left = current == null ? lastActive + idleNanos - ctx.executor().ticker().nanoTime() : idleNanos;
+        if (left <= 0) {
+            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+            ctx.close();
+            return;
+        }
+        idleTimer = ctx.executor().schedule(this::checkIdle, left, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -150,6 +191,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         current = null;
+        lastActive = ctx.executor().ticker().nanoTime();
         if (exchange.leftUpstreamIdle()) {
             upstreamBusy = false;
         }
@@ -324,23 +366,14 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof IdleStateEvent) {
-            // Idle means no exchange at all: a long-lived SSE stream is an exchange and is never cut.
-            if (current == null) {
-                log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
-                ctx.close();
-            }
-            return;
-        }
-        super.userEventTriggered(ctx, evt);
-    }
-
-    @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (responseTimer != null) {
             responseTimer.cancel(false);
             responseTimer = null;
+        }
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
         }
         awaitingResponse = null;
         // The upstream first: whatever else fails here, a client that left must not leave its

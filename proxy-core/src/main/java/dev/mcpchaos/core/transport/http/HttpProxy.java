@@ -23,7 +23,6 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.NettyRuntime;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.SystemPropertyUtil;
@@ -141,9 +140,6 @@ public final class HttpProxy implements AutoCloseable {
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
-        if (config.idleTimeoutMillis > 0) {
-            ch.pipeline().addLast(new IdleStateHandler(0, 0, config.idleTimeoutMillis, TimeUnit.MILLISECONDS));
-        }
         ch.pipeline().addLast(new HttpServerCodec(8192, config.maxHeaderSize, 64 * 1024));
         ch.pipeline().addLast(new FrontendHandler(this));
     }

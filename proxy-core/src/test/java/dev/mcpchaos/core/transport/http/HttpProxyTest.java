@@ -677,6 +677,25 @@ class HttpProxyTest {
     }
 
     @Test
+    void aClientStillSendingItsRequestHeadIsNotIdle() throws Exception {
+        // Nothing is decoded until the head is whole, but every read counts as activity.
+        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(500)).start();
+        try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            String[] pieces = {"POST /mcp HTTP/1.1\r\n", "Host: test\r\n", "Content-Type: application/json\r\n",
+                "X-Slow: 1\r\n", "X-Slow: 2\r\n", "Content-Length: " + INIT.length() + "\r\n"};
+            for (String piece : pieces) { // 6 x 200 ms: twice the idle timeout in all
+                out.write(piece.getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+                Thread.sleep(200);
+            }
+            out.write(("\r\n" + INIT).getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(readResponse(socket.getInputStream())).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
+        }
+    }
+
+    @Test
     void connectionsOverTheLimitAreAnswered503() throws Exception {
         proxy = proxyBuilder().maxConnections(1).observer(observed).start();
         try (Socket held = new Socket("127.0.0.1", proxy.address().getPort())) {
