@@ -116,7 +116,8 @@ public final class Correlator {
         private final int max;
 
         PendingRequests(int max) {
-            super(64);
+            // Small at first: a sessionless HTTP request makes a session, and so two of these, of its own.
+            super(8);
             this.max = max;
         }
 

@@ -23,6 +23,19 @@ class TextCacheTest {
     }
 
     @Test
+    void twoTextsOfOneSlotThatComeInTurnAreBothKept() {
+        // "tools/call" and "echo" hash to the same slot: a tools/call request names both.
+        String method = cache.ofAscii(ascii("tools/call"), 0, 10);
+        String tool = cache.ofAscii(ascii("echo"), 0, 4);
+        for (int i = 0; i < 3; i++) {
+            assertThat(cache.ofAscii(ascii("tools/call"), 0, 10)).isSameAs(method);
+            assertThat(cache.ofAscii(ascii("echo"), 0, 4)).isSameAs(tool);
+            assertThat(cache.of("tools/call".toCharArray(), 0, 10)).isSameAs(method);
+            assertThat(cache.of("echo".toCharArray(), 0, 4)).isSameAs(tool);
+        }
+    }
+
+    @Test
     void bothPathsShareTheirTexts() {
         String fromChars = cache.of("tools/call".toCharArray(), 0, 10);
         assertThat(cache.ofAscii(ascii("tools/call"), 0, 10)).isSameAs(fromChars);
