@@ -14,6 +14,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.DefaultEventLoop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -266,6 +268,27 @@ class HttpProxyTest {
         assertThat(proxy.upstreamPool().idleChannels())
                 .singleElement()
                 .satisfies(channel -> assertThat(channel.config().getAllocator()).isSameAs(alloc));
+    }
+
+    @Test
+    void upstreamConnectionsReadUpToAQuarterMebibyteAtATimeOnceAStreamRunsFast() throws Exception {
+        proxy = proxyBuilder().ioThreads(1).start();
+        assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> proxy.upstreamPool().idleCount() == 1);
+        ChannelConfig config = proxy.upstreamPool().idleChannels().get(0).config();
+        RecvByteBufAllocator.ExtendedHandle reads =
+                (RecvByteBufAllocator.ExtendedHandle) config.getRecvByteBufAllocator().newHandle();
+        int largest = 0;
+        for (int turn = 0; turn < 20; turn++) { // every read fills its buffer, as a fast stream's do
+            reads.reset(config);
+            int guess = reads.guess();
+            largest = Math.max(largest, guess);
+            reads.incMessagesRead(1);
+            reads.lastBytesRead(guess);
+            reads.readComplete();
+        }
+        assertThat(largest).isEqualTo(FrontendHandler.MAX_UPSTREAM_READ);
     }
 
     @Test
