@@ -4,8 +4,8 @@
 # directly from the upstream and through `mcp-chaos http` (no rules), with nginx as a reverse
 # proxy (proxy_buffering off) beside them for reference. The upstream is
 # dev.mcpchaos.bench.sse.SseUpstream (benchmarks module), which writes the events as fast as the
-# connection takes them. Two sizes: SMALL_EVENTS events of about 120 B (default 2,000,000) and
-# LARGE_EVENTS of 64 KiB (default 10,000); RUNS runs of each (default 3), the median is printed.
+# connection takes them. Two sizes: SMALL_EVENTS events of about 120 B (default 5,000,000) and
+# LARGE_EVENTS of 64 KiB (default 20,000); RUNS runs of each (default 5), the median is printed.
 # mcp-chaos runs twice: with --control off (no metrics: with no rules, events are relayed without
 # being framed) and as the CLI runs by default (control endpoint and metrics on: every event is
 # framed, sniffed and counted).
@@ -17,9 +17,9 @@ bench_jar="$root/benchmarks/target/benchmarks.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-SMALL_EVENTS=${SMALL_EVENTS:-2000000}
-LARGE_EVENTS=${LARGE_EVENTS:-10000}
-RUNS=${RUNS:-3}
+SMALL_EVENTS=${SMALL_EVENTS:-5000000}
+LARGE_EVENTS=${LARGE_EVENTS:-20000}
+RUNS=${RUNS:-5}
 THREADS=${THREADS:-$(nproc)}
 BASE_PORT=${BASE_PORT:-19480}  # below the ephemeral range (32768+), which client sockets take
 UPSTREAM_PORT=$BASE_PORT; PROXY_PORT=$((BASE_PORT + 1)); NGINX_PROXY_PORT=$((BASE_PORT + 2))
@@ -81,8 +81,11 @@ fetch() { # $1 port, $2 events, $3 size -> "seconds bytes"
     "http://127.0.0.1:$1/mcp/stream?events=$2&size=$3"
 }
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $THREADS threads per proxy"
-# Warm-up: let the JVMs compile their hot paths.
-for t in $targets; do fetch "${t##*:}" 200000 120 > /dev/null; fetch "${t##*:}" 500 65536 > /dev/null; done
+# Warm-up: let the JVMs compile their hot paths (200,000 events were not enough: the measured
+# runs still got faster one after the other).
+for t in $targets; do
+  for _ in 1 2; do fetch "${t##*:}" 2000000 120 > /dev/null; fetch "${t##*:}" 3000 65536 > /dev/null; done
+done
 for spec in "$SMALL_EVENTS 120" "$LARGE_EVENTS 65536"; do
   set -- $spec
   for t in $targets; do
