@@ -23,7 +23,7 @@ final class StartUp {
     /** Logging's set-up may take this long on a busy machine before the command goes ahead anyway. */
     private static final long LOGGING_WAIT_SECONDS = 10;
 
-    /** Netty's system property for its leak detection, and the name it had before 4.0.19. */
+    /** Netty's system property for its leak detection, and the older name it still reads. */
     static final String LEAK_DETECTION_LEVEL = "io.netty.leakDetection.level";
     private static final String LEAK_DETECTION_LEVEL_OLD = "io.netty.leakDetectionLevel";
 
