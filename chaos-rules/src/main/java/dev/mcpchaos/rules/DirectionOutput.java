@@ -5,7 +5,9 @@ import dev.mcpchaos.core.intercept.InterceptorContext;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The messages of one session and direction that the engine is working on, in arrival order.
@@ -22,6 +24,14 @@ final class DirectionOutput {
     /** Messages that left the line ({@link MessageFlow#detach}) but have not ended yet. */
     private int detachedOpen;
     private List<Runnable> whenIdle;
+    /**
+     * Per route (an HTTP exchange), how many of its messages have not left yet, and what waits
+     * for them all to have left (the end of the route, see {@link #whenRouteClear}). Only routes
+     * with messages in the engine's hands are here.
+     */
+    private Map<Object, RouteState> routes;
+    /** Route ends that became due while draining: run once the drain is over. */
+    private List<Runnable> routeEndsDue;
 
     DirectionOutput(RuleEngine engine, RuleEngine.SessionState session) {
         this.engine = engine;
@@ -37,7 +47,60 @@ final class DirectionOutput {
         MessageFlow flow = new MessageFlow(engine, rules, ctx, this, session, arrived);
         flows.addLast(flow);
         engine.heldMessages().incrementAndGet();
+        Object route = flow.route();
+        if (route != null) {
+            if (routes == null) {
+                routes = new IdentityHashMap<>();
+            }
+            routes.computeIfAbsent(route, r -> new RouteState()).open++;
+        }
         return flow;
+    }
+
+    /**
+     * Runs {@code action} once every message of {@code route} this output holds has left (been
+     * forwarded or dropped): now, or when the last of them leaves.
+     */
+    void whenRouteClear(Object route, Runnable action) {
+        RouteState state = routes == null ? null : routes.get(route);
+        if (state == null) {
+            action.run();
+            return;
+        }
+        if (state.whenClear == null) {
+            state.whenClear = new ArrayList<>(1);
+        }
+        state.whenClear.add(action);
+    }
+
+    /** A message has left for good: all its frames were forwarded, or it was dropped. */
+    private void left(MessageFlow flow) {
+        Object route = flow.route();
+        if (route == null || routes == null) {
+            return;
+        }
+        RouteState state = routes.get(route);
+        if (state == null || --state.open > 0) {
+            return;
+        }
+        routes.remove(route);
+        if (state.whenClear == null) {
+            return;
+        }
+        if (draining) {
+            if (routeEndsDue == null) {
+                routeEndsDue = new ArrayList<>(1);
+            }
+            routeEndsDue.addAll(state.whenClear);
+        } else {
+            state.whenClear.forEach(Runnable::run);
+        }
+    }
+
+    /** What the output knows of one route. */
+    private static final class RouteState {
+        int open;
+        List<Runnable> whenClear;
     }
 
     /** Takes a message out of the line (it will leave on its own); the ones behind may go. */
@@ -46,14 +109,17 @@ final class DirectionOutput {
             engine.heldMessages().decrementAndGet();
             if (!flow.isComplete()) {
                 detachedOpen++; // counted until it ends: its frames may still be on their way
+            } else {
+                left(flow);
             }
         }
         drain();
     }
 
     /** A message that had left the line ended: everything of it has been forwarded. */
-    void detachedEnded() {
+    void detachedEnded(MessageFlow flow) {
         detachedOpen--;
+        left(flow);
         runIfIdle();
     }
 
@@ -92,10 +158,16 @@ final class DirectionOutput {
                     }
                     flows.pollFirst();
                     engine.heldMessages().decrementAndGet();
+                    left(head);
                 }
             } while (drainAgain);
         } finally {
             draining = false;
+        }
+        List<Runnable> due = routeEndsDue;
+        if (due != null) {
+            routeEndsDue = null;
+            due.forEach(Runnable::run);
         }
         runIfIdle();
     }

@@ -23,6 +23,8 @@ final class MessageFlow {
     private final Envelope envelope;
     private final String method;
     private final String tool;
+    /** The route the message arrived on (an HTTP exchange), or null; its end waits for this message. */
+    private final Object route;
     private ArrayDeque<Frame> ready;
     private boolean complete;
     private boolean detached;
@@ -37,6 +39,7 @@ final class MessageFlow {
         this.envelope = arrived.envelope();
         this.method = arrived.method();
         this.tool = arrived.toolName();
+        this.route = arrived.route();
     }
 
     /** Applies the rules from index {@code from} on; when none is left, the frame leaves. */
@@ -73,7 +76,7 @@ final class MessageFlow {
         if (detached) {
             if (!complete) {
                 complete = true;
-                out.detachedEnded();
+                out.detachedEnded(this);
             }
             return;
         }
@@ -117,6 +120,10 @@ final class MessageFlow {
 
     String tool() {
         return tool;
+    }
+
+    Object route() {
+        return route;
     }
 
     RuleEngine.SessionState session() {

@@ -264,6 +264,20 @@ public final class RuleEngine implements FrameInterceptor {
         }
     }
 
+    /**
+     * Runs {@code done} once this session's messages of {@code route} and {@code direction} held
+     * by faults have left: the end of an SSE answer waits for the answer a latency holds.
+     */
+    @Override
+    public void onRouteEnd(InterceptorContext ctx, Direction direction, Object route, Runnable done) {
+        SessionState state = sessions.get(ctx);
+        if (state == null) {
+            done.run();
+        } else {
+            state.output(direction).whenRouteClear(route, done);
+        }
+    }
+
     Ticker ticker() {
         return ticker;
     }

@@ -79,12 +79,23 @@ final class ChainHarness implements AutoCloseable {
     }
 
     void send(Direction direction, String json) {
+        sendOn(direction, json, null);
+    }
+
+    /** Sends a line that travels on {@code route} (an HTTP exchange, on that transport). */
+    void sendOn(Direction direction, String json, Object route) {
         byte[] line = (json + "\n").getBytes(StandardCharsets.UTF_8);
         ByteBuf wire = PooledByteBufAllocator.DEFAULT.buffer(line.length).writeBytes(line);
         int contentLength = line.length - 1;
         Frame frame = Frame.original(wire, contentLength, sniffer.sniff(wire.slice(0, contentLength)), direction,
                 direction == Direction.CLIENT_TO_SERVER ? clientSequence++ : serverSequence++);
+        frame.route(route);
         chain.process(frame);
+    }
+
+    /** Says no more frames come on {@code route} in {@code direction}; {@code then} runs when its held ones left. */
+    void endRoute(Object route, Direction direction, Runnable then) {
+        chain.endRoute(route, direction, then);
     }
 
     /** Says no more frames come in {@code direction}; {@code then} runs when the held ones left. */

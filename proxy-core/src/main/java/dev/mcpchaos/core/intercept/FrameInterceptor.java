@@ -40,6 +40,20 @@ public interface FrameInterceptor {
     }
 
     /**
+     * No more frames will arrive in {@code direction} on {@code route} (see {@link Frame#route()}):
+     * on HTTP, the upstream's response to one request ended (a JSON body, an SSE answer, the GET
+     * stream), or its client went away. Run {@code done} once every frame of that route and
+     * direction this interceptor holds (a delayed one, one in a reorder window) has been handed
+     * on or dropped: the transport ends the route (the SSE stream's last chunk) only then, so the
+     * end of a stream travels behind its messages like one more message. Frames of other routes
+     * it holds do not matter. Called on the executor; the default runs {@code done} at once,
+     * which is right for an interceptor that holds nothing.
+     */
+    default void onRouteEnd(InterceptorContext ctx, Direction direction, Object route, Runnable done) {
+        done.run();
+    }
+
+    /**
      * Whether this interceptor, as it stands now, may do anything with a frame travelling in
      * {@code direction} on {@code transport}: act on it, hold it, emit beside it, or record it.
      * {@code false} is a promise that it would forward every such frame at once, unchanged, and

@@ -330,6 +330,56 @@ public final class InterceptorChain {
         }
     }
 
+    /**
+     * The transport will read no more frames of {@code route} in {@code direction}: runs
+     * {@code then} on the executor once every interceptor, first to last, has handed on the frames
+     * of that route it holds (see {@link FrameInterceptor#onRouteEnd}). Frames of the route given
+     * to {@link #process} before this call are in the chain's hands by then, so the end follows
+     * them the way a message follows the one before it. There is no timeout: a fault may hold a
+     * message as long as its rule says, and a transport that gives up on a route (its client went
+     * away) still calls this, so what interceptors keep for the route is let go.
+     */
+    public void endRoute(Object route, Direction direction, Runnable then) {
+        Objects.requireNonNull(route, "route");
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(then, "then");
+        if (!executor.inEventLoop()) {
+            try {
+                executor.execute(() -> endRoute(route, direction, then));
+            } catch (RejectedExecutionException e) {
+                then.run(); // shutting down: nothing will leave any more
+            }
+            return;
+        }
+        endRouteFrom(0, route, direction, then);
+    }
+
+    private void endRouteFrom(int index, Object route, Direction direction, Runnable then) {
+        if (index >= positions.length) {
+            then.run();
+            return;
+        }
+        Position position = positions[index];
+        boolean[] once = new boolean[1];
+        Runnable next = () -> {
+            if (once[0]) {
+                return; // an interceptor that says it is done twice must not end the route twice
+            }
+            once[0] = true;
+            if (executor.inEventLoop()) {
+                endRouteFrom(index + 1, route, direction, then);
+            } else {
+                executor.execute(() -> endRouteFrom(index + 1, route, direction, then));
+            }
+        };
+        try {
+            position.interceptor.onRouteEnd(position, direction, route, next);
+        } catch (RuntimeException e) {
+            log.error("interceptor {} failed on the end of {}; going on", position.interceptor, route, e);
+            next.run();
+        }
+    }
+
     /** A frame read off the wire enters the chain, or skips it when nothing would look at it. */
     private void enter(Frame frame) {
         if (!inspects(frame.direction())) {
