@@ -68,6 +68,15 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
+    /**
+     * The longest wait between two pieces of a response body that is not SSE (504 before the
+     * client got any of it, a cut after); default 60 s. SSE streams have no such deadline.
+     */
+    public HttpProxyBuilder responseBodyTimeout(Duration timeout) {
+        delegate.responseBodyTimeout(timeout);
+        return this;
+    }
+
     /** Time to connect to the upstream; default 5 s. */
     public HttpProxyBuilder connectTimeout(Duration timeout) {
         delegate.connectTimeout(timeout);

@@ -1,6 +1,7 @@
 package dev.mcpchaos.server;
 
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 
@@ -34,6 +35,13 @@ final class Observers {
             public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
                 first.upstreamFailed(transport, reason, detail);
                 second.upstreamFailed(transport, reason, detail);
+            }
+
+            @Override
+            public void messageDiscarded(TransportKind transport, String sessionId, Direction direction,
+                                         MessageKind kind, Object id, String method, DiscardReason reason) {
+                first.messageDiscarded(transport, sessionId, direction, kind, id, method, reason);
+                second.messageDiscarded(transport, sessionId, direction, kind, id, method, reason);
             }
         };
     }

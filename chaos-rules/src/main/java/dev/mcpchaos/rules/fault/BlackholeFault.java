@@ -5,7 +5,8 @@ import dev.mcpchaos.core.frame.Frame;
 /**
  * {@code blackhole}: the message is swallowed and the connection is kept open, so the peer waits
  * until its own timeout. On stdio this is a {@code drop} under another name, kept apart in the
- * events so a test report says what was meant; on HTTP the exchange is left hanging.
+ * events so a test report says what was meant; on HTTP the exchange is left hanging: what else
+ * the response carries still goes out, but the response never ends (no last SSE chunk).
  */
 public final class BlackholeFault implements Fault {
 
@@ -29,6 +30,9 @@ public final class BlackholeFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         ctx.detail("swallowed; the connection stays open");
+        // On HTTP the rest of the response still goes out, but its end does not: an SSE stream
+        // (or a JSON body) that never finishes, as from a server that went silent.
+        ctx.connection().stallResponse(frame);
         ctx.drop(frame);
     }
 

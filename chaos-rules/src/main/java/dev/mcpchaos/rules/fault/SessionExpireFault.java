@@ -3,7 +3,6 @@ package dev.mcpchaos.rules.fault;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.transport.TransportKind;
 
-import java.util.Map;
 
 /**
  * {@code session_expire} (HTTP only): from this message on, the session's requests are answered
@@ -39,8 +38,8 @@ public final class SessionExpireFault implements Fault {
         HttpFaultActions http = HttpFaults.require(ctx, type());
         http.expireSession(ctx.interceptor(), frame);
         if (frame.envelope().isRequest()) {
+            // The transport answers it 404 with a JSON-RPC error, as it does every later request.
             ctx.detail("session expired; this request answered 404");
-            http.respond(ctx.interceptor(), frame, 404, Map.of(), "");
             ctx.drop(frame);
         } else {
             ctx.detail("session expired");

@@ -41,6 +41,8 @@ public final class Frame extends AbstractReferenceCounted {
     private Envelope answers;
     private long answeredRequestArrivalNanos = -1;
     private Object route;
+    /** What the transport that read this frame needs to write a rewritten one the same way; see {@link #framing()}. */
+    private Object framing;
     /**
      * Content is a buffer apart from the wire bytes, not a view of them: a reference of its own,
      * released with them, unless the frame is lent.
@@ -212,6 +214,7 @@ public final class Frame extends AbstractReferenceCounted {
         copy.answers = answers;
         copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
+        copy.framing = framing;
         return copy;
     }
 
@@ -299,6 +302,7 @@ public final class Frame extends AbstractReferenceCounted {
         copy.answers = answers;
         copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
+        copy.framing = framing;
         return copy;
     }
 
@@ -333,6 +337,7 @@ public final class Frame extends AbstractReferenceCounted {
         copy.answers = answers;
         copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
+        copy.framing = framing;
         return copy;
     }
 
@@ -355,6 +360,23 @@ public final class Frame extends AbstractReferenceCounted {
     /** Sets the route; for transports. */
     public void route(Object route) {
         this.route = route;
+    }
+
+    /**
+     * What the transport that read this frame keeps to write a frame that replaces it (a fault's
+     * rewrite, a copy) in the same framing: on an SSE stream, the event's {@code id} and
+     * {@code event} fields, so that a rewritten event keeps its place for {@code Last-Event-ID}.
+     * Opaque to interceptors; carried over by {@link #withContent}, {@link #duplicate} and
+     * {@link #toOwned}, not by {@link #reply} (a reply is another message). Null when there is
+     * nothing to keep.
+     */
+    public Object framing() {
+        return framing;
+    }
+
+    /** Sets {@link #framing()}; for transports. */
+    public void framing(Object framing) {
+        this.framing = framing;
     }
 
     @Override

@@ -56,4 +56,13 @@ public interface ConnectionControl {
     default void expireSession(Frame at) {
         throw new UnsupportedOperationException("expireSession: only the http transport has sessions");
     }
+
+    /**
+     * Keeps the response that {@code at} belongs to from ending: on HTTP, the end of its SSE
+     * stream (or of its JSON body, which then never comes) is held back until the client gives
+     * up and goes away, as a server that went silent would leave it (the {@code blackhole}
+     * fault). On stdio nothing ends per message: the default does nothing.
+     */
+    default void stallResponse(Frame at) {
+    }
 }

@@ -1,6 +1,7 @@
 package dev.mcpchaos.core.observe;
 
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.transport.TransportKind;
 
 /**
@@ -37,6 +38,33 @@ public interface TransportObserver {
     default void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
     }
 
+    /**
+     * A message the interceptors let through, or a fault made, could not be delivered: its
+     * client went away while a fault held it, or the response it belongs to had already ended
+     * (a second answer to one HTTP request whose body carries one message). Every message read is
+     * delivered, named by a fault event, or named here.
+     *
+     * @param sessionId the session, or null when the message had none
+     * @param id the JSON-RPC id, or null
+     * @param method the method, or for a response the method of the request it answers; null when unknown
+     */
+    default void messageDiscarded(TransportKind transport, String sessionId, Direction direction, MessageKind kind,
+                                  Object id, String method, DiscardReason reason) {
+    }
+
+    /** Why a message let through was not delivered. */
+    enum DiscardReason {
+        /** The client's connection closed before the message could be written to it. */
+        CLIENT_GONE,
+        /** The exchange had already been answered or ended: an HTTP JSON body carries one message. */
+        RESPONSE_ENDED;
+
+        /** The name used in metrics and events, such as {@code client_gone}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
     /** The limits a transport enforces. */
     enum Limit {
         LINE_LENGTH, SSE_EVENT_SIZE, REQUEST_BODY, HEADER_SIZE, CONNECTIONS;
@@ -55,6 +83,11 @@ public interface TransportObserver {
         TIMEOUT,
         /** Closed the connection before or while answering. */
         CLOSED,
+        /**
+         * Sent a response that is not valid HTTP (a bad status line, a header block over the
+         * limit, a broken chunk): answered 502 before the response began, cut after.
+         */
+        INVALID_RESPONSE,
         /** The stdio server could not be started. */
         START_FAILED;
 

@@ -137,6 +137,19 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         });
     }
 
+    @Override
+    public void messageDiscarded(TransportKind transport, String sessionId, Direction direction, MessageKind kind,
+                                 Object id, String method, DiscardReason reason) {
+        write("message_discarded", sessionId, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("direction", tag(direction));
+            g.writeStringField("kind", tag(kind));
+            writeId(g, id);
+            writeOptional(g, "method", method);
+            g.writeStringField("reason", reason.tag());
+        });
+    }
+
     /** The ring of recent events, or null. */
     public EventRing ring() {
         return ring;

@@ -1,13 +1,15 @@
 package dev.mcpchaos.server.metrics;
 
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 
 /**
  * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}), limit
- * breaches ({@value ProxyMetrics#LIMIT_BREACHES}) and upstream failures
- * ({@value ProxyMetrics#UPSTREAM_ERRORS}). Thread-safe and non-blocking, as the transports require.
+ * breaches ({@value ProxyMetrics#LIMIT_BREACHES}), upstream failures
+ * ({@value ProxyMetrics#UPSTREAM_ERRORS}) and messages that could not be delivered
+ * ({@value ProxyMetrics#MESSAGES_DISCARDED}). Thread-safe and non-blocking, as the transports require.
  */
 final class MetricsObserver implements TransportObserver {
 
@@ -36,5 +38,11 @@ final class MetricsObserver implements TransportObserver {
     @Override
     public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
         metrics.upstreamCounter(transport, reason).increment();
+    }
+
+    @Override
+    public void messageDiscarded(TransportKind transport, String sessionId, Direction direction, MessageKind kind,
+                                 Object id, String method, DiscardReason reason) {
+        metrics.discardedCounter(transport, direction, reason).increment();
     }
 }

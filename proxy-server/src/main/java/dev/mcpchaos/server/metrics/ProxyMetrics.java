@@ -58,6 +58,8 @@ public final class ProxyMetrics {
     public static final String LIMIT_BREACHES = "mcp.chaos.limit.breaches";
     /** Counter: upstream failures; tags transport, reason. */
     public static final String UPSTREAM_ERRORS = "mcp.chaos.upstream.errors";
+    /** Counter: messages let through that could not be delivered (their client went away); tags transport, direction, reason. */
+    public static final String MESSAGES_DISCARDED = "mcp.chaos.messages.discarded";
 
     /** The method tag of a message whose method is not one of {@link #KNOWN_METHODS}. */
     public static final String OTHER = "other";
@@ -212,6 +214,15 @@ public final class ProxyMetrics {
         return Counter.builder(UPSTREAM_ERRORS)
                 .description("Upstream failures: unreachable, timed out, closed, could not start")
                 .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("reason", reason.tag())
+                .register(registry);
+    }
+
+    Counter discardedCounter(TransportKind transport, Direction direction, TransportObserver.DiscardReason reason) {
+        return Counter.builder(MESSAGES_DISCARDED)
+                .description("Messages let through that could not be delivered: the client went away, the response had ended")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("direction", direction.name().toLowerCase(Locale.ROOT))
                 .tag("reason", reason.tag())
                 .register(registry);
     }

@@ -141,10 +141,31 @@ class HttpRulesEndToEndTest {
                 + "    match: {method: tools/list}\n"
                 + "    fault: {type: session_expire}\n");
         initialize();
-        assertThat(post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}").statusCode()).isEqualTo(404);
+        // The request that meets the fault gets the same answer as every later one: 404 and a JSON-RPC error.
+        HttpResponse<String> expiring = post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}");
+        assertThat(expiring.statusCode()).isEqualTo(404);
+        assertThat(expiring.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(expiring.body()).contains("\"id\":5").contains("\"error\"").contains("expired");
         HttpResponse<String> after = post(call(6, "echo", "{\"text\":\"hi\"}"));
         assertThat(after.statusCode()).isEqualTo(404);
-        assertThat(after.body()).contains("\"id\":6");
+        assertThat(after.body()).contains("\"id\":6").contains("\"error\"").contains("expired");
+    }
+
+    @Test
+    void aServerSideDisconnectAtARequestAnswers502AndTheNextCallWorks() throws Exception {
+        startProxy("rules:\n"
+                + "  - name: server-gone\n"
+                + "    match: {tool: add, kind: request}\n"
+                + "    times: 1\n"
+                + "    fault: {type: disconnect, side: server}\n");
+        initialize();
+        HttpResponse<String> cut = post(call(3, "add", "{\"a\":1,\"b\":2}"));
+        assertThat(cut.statusCode()).isEqualTo(502);
+        assertThat(cut.body()).contains("\"id\":3").contains("\"error\"").contains("closed the connection");
+        HttpResponse<String> next = post(call(4, "add", "{\"a\":1,\"b\":2}"));
+        assertThat(next.statusCode()).isEqualTo(200);
+        assertThat(next.body()).contains("\"id\":4").contains("\"result\"");
+        assertThat(faults).extracting(FaultEvent::fault).containsExactly("disconnect");
     }
 
     @Test

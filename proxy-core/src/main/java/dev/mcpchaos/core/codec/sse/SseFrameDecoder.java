@@ -156,6 +156,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
                     // The data's own reference: a slice of the raw bytes, or the joined copy.
                     ByteBuf content = event.hasData() ? event.data().retainedSlice() : Unpooled.EMPTY_BUFFER;
                     frame = Frame.original(event.raw().retain(), content, envelope, direction, sequence);
+                    frame.framing(SseFields.of(event));
                     frames++;
                 } finally {
                     event.release();

@@ -4,12 +4,14 @@ import java.util.Map;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.codec.sse.SseBoundary;
 import dev.mcpchaos.core.codec.sse.SseEncoder;
+import dev.mcpchaos.core.codec.sse.SseFields;
 import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
 import dev.mcpchaos.core.codec.sse.SseFramer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.HeaderSource;
+import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -29,6 +31,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -120,6 +123,10 @@ final class Exchange implements HeaderSource {
     private CompositeByteBuf bodyPrefix;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
     private boolean responseReceived;
+    /** A fault (blackhole) keeps this response from ending: the client waits until it gives up. */
+    private boolean stalled;
+    /** The client's connection closed before this exchange was done. */
+    private boolean clientGone;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -257,7 +264,8 @@ final class Exchange implements HeaderSource {
     void sendRequest(Frame frame) {
         onLoop(frame, () -> {
             if (done || answeredHere) {
-                frame.release();
+                discard(frame, done && !responded ? TransportObserver.DiscardReason.CLIENT_GONE
+                        : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
             if (forwarded) {
@@ -363,8 +371,39 @@ final class Exchange implements HeaderSource {
         }
     }
 
-    /** The upstream did not answer within the response timeout (see {@link FrontendHandler#startResponseTimer}). */
+    /**
+     * A body that is not an SSE stream must keep coming: the deadline moves with every piece
+     * (one timer per connection serves both deadlines, see {@link FrontendHandler#startResponseTimer}).
+     */
+    private void awaitMoreBody() {
+        if (config.responseBodyTimeoutMillis > 0) {
+            frontend.startResponseTimer(this, config.responseBodyTimeoutMillis);
+        }
+    }
+
+    /**
+     * The upstream did not answer within the response timeout, or its body stopped coming for the
+     * response body timeout (see {@link FrontendHandler#startResponseTimer}).
+     */
     void onResponseTimeout() {
+        if (responseHead != null && !responseReceived && !done && mode != Mode.SSE) {
+            config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
+                    head.method() + " " + head.uri() + " (body)");
+            frontend.closeUpstream();
+            answeredHere = true;
+            if (!responded) {
+                log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504", head.method(),
+                        head.uri(), config.responseBodyTimeoutMillis);
+                respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
+                        + config.upstreamLabel + " stopped sending its response for "
+                        + config.responseBodyTimeoutMillis + " ms", true);
+            } else {
+                log.info("{} {}: the upstream's response body stopped coming for {} ms: closing the client's connection",
+                        head.method(), head.uri(), config.responseBodyTimeoutMillis);
+                cutClient();
+            }
+            return;
+        }
         if (responseHead == null && !done) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri());
@@ -382,6 +421,12 @@ final class Exchange implements HeaderSource {
     void onUpstream(Object message) {
         if (done || answeredHere) {
             ReferenceCountUtil.release(message);
+            return;
+        }
+        if (message instanceof HttpObject && ((HttpObject) message).decoderResult().isFailure()) {
+            Throwable cause = ((HttpObject) message).decoderResult().cause();
+            ReferenceCountUtil.release(message);
+            onInvalidResponse(cause);
             return;
         }
         if (message instanceof HttpResponse) {
@@ -416,7 +461,11 @@ final class Exchange implements HeaderSource {
         } else if (hasBody && HttpMessages.isJson(headers)
                 && HttpUtil.getContentLength(response, 0L) <= config.maxJsonResponseBody) {
             mode = Mode.JSON;
+            awaitMoreBody();
         } else {
+            if (hasBody) {
+                awaitMoreBody();
+            }
             mode = Mode.RAW;
             HttpResponse out = copyHead(response);
             if (hasBody && !HttpUtil.isContentLengthSet(response)) {
@@ -449,8 +498,9 @@ final class Exchange implements HeaderSource {
                     content.release();
                 }
                 if (last) {
-                    // After the stream's last events have passed the chain.
-                    afterChain(this::endStream);
+                    // The end travels through the chain behind the stream's events, after any a
+                    // fault still holds: the client gets every event, then the end.
+                    afterHeld(this::endStream);
                 }
                 break;
             }
@@ -478,6 +528,11 @@ final class Exchange implements HeaderSource {
                 } finally {
                     content.release();
                 }
+                if (!last) {
+                    awaitMoreBody();
+                } else {
+                    frontend.stopResponseTimer(this);
+                }
                 if (last) {
                     ByteBuf body = responseBody;
                     responseBody = null;
@@ -494,6 +549,8 @@ final class Exchange implements HeaderSource {
                 content.release();
                 if (last) {
                     complete();
+                } else {
+                    awaitMoreBody();
                 }
                 break;
         }
@@ -661,13 +718,13 @@ final class Exchange implements HeaderSource {
     void sendResponse(Frame frame) {
         onLoop(frame, () -> {
             if (done) {
-                frame.release();
+                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                        : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
             switch (mode) {
                 case SSE:
-                    ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice()
-                            : SseEncoder.encode(downstream.alloc(), frame.content());
+                    ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice() : encodeEvent(frame);
                     frame.release();
                     queueSse(event);
                     break;
@@ -728,6 +785,19 @@ final class Exchange implements HeaderSource {
     }
 
     /**
+     * The SSE event for a frame a fault made: with the id and event type of the event it
+     * replaces (a rewrite, a copy), so a client's {@code Last-Event-ID} still names its place.
+     */
+    private ByteBuf encodeEvent(Frame frame) {
+        Object framing = frame.framing();
+        if (framing instanceof SseFields) {
+            SseFields fields = (SseFields) framing;
+            return SseEncoder.encode(downstream.alloc(), frame.content(), fields.eventType(), fields.id());
+        }
+        return SseEncoder.encode(downstream.alloc(), frame.content());
+    }
+
+    /**
      * Flushes the client connection once the event loop is done with what it is doing now: the
      * events of one upstream read go out in one write instead of one system call each. An event
      * a fault delays is flushed in its own turn of the loop, so nothing waits for the next read.
@@ -764,14 +834,25 @@ final class Exchange implements HeaderSource {
         }
     }
 
+    /** The SSE stream's end, once every event of it has left the chain. On the loop. */
     private void endStream() {
-        onLoop(null, () -> {
-            if (!done) {
-                writeSseOut();
-                downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-                complete();
-            }
-        });
+        if (done) {
+            return;
+        }
+        writeSseOut();
+        if (stalled) {
+            // The events went out; the end does not, so the client waits as on a silent server.
+            downstream.flush();
+            log.debug("{} {}: the end of the SSE stream is held back by a fault", head.method(), head.uri());
+            return;
+        }
+        downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        complete();
+    }
+
+    /** A fault keeps this response from ending (see {@link ConnectionControl#stallResponse}). */
+    void stall() {
+        onLoop(null, () -> stalled = true);
     }
 
     /** The upstream connection closed while this exchange was waiting on it. */
@@ -794,23 +875,64 @@ final class Exchange implements HeaderSource {
             log.info("{} {}: the upstream closed the connection mid-response; closing the client's", head.method(),
                     head.uri());
             if (mode == Mode.SSE) {
-                afterChain(() -> onLoop(null, this::cutClient));
+                afterHeld(this::cutClient);
             } else {
                 cutClient();
             }
         }
     }
 
+    /** Closes the client's connection without a proper end, after what was queued for it. */
     private void cutClient() {
         if (!done) {
+            writeSseOut(); // what arrived before the break still goes out
+            downstream.flush();
             done = true;
-            releaseSse();
+            frontend.stopResponseTimer(this);
+            releaseHeld();
             downstream.close();
         }
     }
 
-    /** The upstream could not be reached. */
+    /**
+     * What the upstream sent is not valid HTTP (Netty's decoder said so): never passed on as if
+     * it were. Before the response began the client gets a 502 with a JSON-RPC error; after, its
+     * connection is cut (a clean end would present a broken body as complete).
+     */
+    void onInvalidResponse(Throwable cause) {
+        if (done) {
+            return;
+        }
+        String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
+        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.INVALID_RESPONSE,
+                head.method() + " " + head.uri() + ": " + reason);
+        frontend.closeUpstream(); // a decoder that failed reads nothing more of this connection
+        answeredHere = true;
+        if (!responded) {
+            log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502", head.method(), head.uri(),
+                    reason);
+            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
+                    + config.upstreamLabel + " sent a response that is not valid HTTP: " + reason, true);
+        } else {
+            log.info("{} {}: the upstream's response broke off as invalid HTTP ({}); closing the client's connection",
+                    head.method(), head.uri(), reason);
+            if (mode == Mode.SSE) {
+                afterHeld(this::cutClient); // the events that came whole first
+            } else {
+                cutClient();
+            }
+        }
+    }
+
+    /** The upstream could not be reached, or failed other than on its socket. */
     void onUpstreamUnreachable(Throwable cause) {
+        // A decoder's failure is a response that is not HTTP; TLS failures come wrapped the same
+        // way but mean the upstream could not be reached safely.
+        if (cause instanceof io.netty.handler.codec.DecoderException
+                && !(cause.getCause() instanceof javax.net.ssl.SSLException)) {
+            onInvalidResponse(cause.getCause() != null ? cause.getCause() : cause);
+            return;
+        }
         if (done || responded) {
             return;
         }
@@ -827,15 +949,43 @@ final class Exchange implements HeaderSource {
         onLoop(null, frontend::closeClient);
     }
 
-    /** A fault closes the upstream connection of this exchange. */
+    /**
+     * A fault closes the upstream connection of this exchange: the client sees what a server that
+     * went away looks like through a proxy, a 502 with a JSON-RPC error before the response began,
+     * a cut stream after. Not an upstream failure: the fault event names it.
+     */
     void closeUpstream() {
-        onLoop(null, frontend::closeUpstream);
+        onLoop(null, () -> {
+            frontend.closeUpstream();
+            if (done || answeredHere || responseReceived) {
+                return; // the response had all come: it still goes; only its connection is gone
+            }
+            if (!responded) {
+                answeredHere = true;
+                log.info("{} {}: the upstream connection was closed by a fault: answered 502", head.method(),
+                        head.uri());
+                respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
+                        + config.upstreamLabel + " closed the connection before answering (injected)", true);
+            } else {
+                afterHeld(this::cutClient);
+            }
+        });
     }
 
     /** The client's connection closed: let go of everything. */
     void abort() {
+        clientGone = true;
         done = true;
         frontend.stopResponseTimer(this);
+        releaseHeld();
+    }
+
+    /**
+     * Lets go of every buffer this exchange holds: the request body, a response body being
+     * gathered, SSE framing state, bytes waiting for a flush, a prefix. Every way out of an
+     * exchange (answered, answered with an error, cut, abandoned by its client) comes here.
+     */
+    private void releaseHeld() {
         releaseRequestBody();
         if (responseBody != null) {
             responseBody.release();
@@ -865,6 +1015,21 @@ final class Exchange implements HeaderSource {
             sseOut.release();
             sseOut = null;
         }
+    }
+
+    /**
+     * A fault expired this exchange's session at its request: answered like every later request
+     * of the session, 404 with the JSON-RPC error, and never forwarded.
+     */
+    void answerExpiredByFault(Object id) {
+        onLoop(null, () -> {
+            if (forwarded && responseHead == null) {
+                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            }
+            answeredHere = true;
+            requestId = id;
+            answerExpired();
+        });
     }
 
     private void answerExpired() {
@@ -927,6 +1092,8 @@ final class Exchange implements HeaderSource {
         }
         downstream.writeAndFlush(response);
         done = true;
+        frontend.stopResponseTimer(this);
+        releaseHeld();
         frontend.exchangeDone(this, keepAlive && clientKeepAlive);
     }
 
@@ -954,11 +1121,7 @@ final class Exchange implements HeaderSource {
         }
         done = true;
         frontend.stopResponseTimer(this);
-        releaseSse();
-        if (bodyPrefix != null) {
-            bodyPrefix.release();
-            bodyPrefix = null;
-        }
+        releaseHeld();
         boolean keepAlive = clientKeepAlive && upstreamKeepAlive;
         frontend.exchangeDone(this, keepAlive);
     }
@@ -979,12 +1142,12 @@ final class Exchange implements HeaderSource {
         }
     }
 
-    private void afterChain(Runnable task) {
-        try {
-            chain.executor().execute(task);
-        } catch (RejectedExecutionException e) {
-            downstream.close();
-        }
+    /**
+     * Runs {@code task} on this exchange's loop once the chain holds no frame of this exchange's
+     * response: the end of the response travels behind its messages.
+     */
+    private void afterHeld(Runnable task) {
+        chain.endRoute(this, Direction.SERVER_TO_CLIENT, () -> onLoop(null, task));
     }
 
     /** Runs on the client connection's event loop; releases {@code frame} if that loop is gone. */
@@ -999,6 +1162,27 @@ final class Exchange implements HeaderSource {
             if (frame != null) {
                 frame.release();
             }
+        }
+    }
+
+    /**
+     * A frame the chain let through arrived after this exchange was over: it cannot be delivered.
+     * Counted and logged, so that every message read is delivered, named by a fault event, or
+     * named here.
+     */
+    private void discard(Frame frame, TransportObserver.DiscardReason reason) {
+        try {
+            Envelope envelope = frame.envelope();
+            Object id = envelope.hasId() ? envelope.id() : null;
+            String method = frame.method();
+            log.info("{} {}: {} {} id={} {}: not delivered ({})", head.method(), head.uri(),
+                    frame.direction().arrow(), envelope.kind().name().toLowerCase(java.util.Locale.ROOT), id,
+                    method == null ? "" : method, reason == TransportObserver.DiscardReason.CLIENT_GONE
+                            ? "the client went away" : "the response had already ended");
+            config.observer.messageDiscarded(TransportKind.HTTP, chain.session().id(), frame.direction(),
+                    envelope.kind(), id, method, reason);
+        } finally {
+            frame.release();
         }
     }
 

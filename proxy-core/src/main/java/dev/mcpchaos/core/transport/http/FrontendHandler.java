@@ -92,6 +92,8 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private Exchange awaitingResponse;
     private long responseDeadline;
     private ScheduledFuture<?> responseTimer;
+    /** When {@link #responseTimer} is due, on the loop's ticker. */
+    private long responseTimerDue;
 
     /**
      * When the connection last read something or ended an exchange (on the loop's ticker): it is
@@ -227,7 +229,14 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     void startResponseTimer(Exchange exchange, long timeoutMillis) {
         awaitingResponse = exchange;
         responseDeadline = ctx.executor().ticker().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        if (responseTimer != null && responseDeadline - responseTimerDue < 0) {
+            // A shorter deadline than the one the task sleeps to (the body timeout after the
+            // response timeout): the task must wake up sooner.
+            responseTimer.cancel(false);
+            responseTimer = null;
+        }
         if (responseTimer == null && ctx.channel().isActive()) {
+            responseTimerDue = responseDeadline;
             responseTimer = ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
         }
     }
@@ -247,6 +256,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         }
         long left = responseDeadline - ctx.executor().ticker().nanoTime();
         if (left > 0) { // a later request moved the deadline since this task was scheduled
+            responseTimerDue = responseDeadline;
             responseTimer = ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
             return;
         }

@@ -2,6 +2,7 @@ package dev.mcpchaos.core.transport.http;
 
 import io.netty.buffer.ByteBuf;
 import java.util.Map;
+import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
@@ -66,7 +67,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Limits</b> (defaults): request body 16 MiB; JSON response held for interception 64 MiB;
  * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
- * response timeout (to the response head) 5 min; idle keep-alive connection 5 min (a connection
+ * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
+ * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
  * with an exchange in progress, such as an SSE stream, is never idle).
  */
 public final class HttpProxy implements AutoCloseable {
@@ -248,10 +250,22 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
+        public void stallResponse(Frame at) {
+            Exchange exchange = (Exchange) at.route();
+            if (exchange != null) {
+                exchange.stall();
+            }
+        }
+
+        @Override
         public void expireSession(Frame at) {
             Exchange exchange = (Exchange) at.route();
             if (exchange != null) {
                 sessions.expire(exchange.chain().session().id());
+                if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
+                    // The request that met the fault is answered as every later one of the session is.
+                    exchange.answerExpiredByFault(at.envelope().id());
+                }
             }
         }
     }
@@ -271,6 +285,7 @@ public final class HttpProxy implements AutoCloseable {
         private int maxConnections = 10_000;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration responseTimeout = Duration.ofMinutes(5);
+        private Duration responseBodyTimeout = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofMinutes(5);
         private int ioThreads;
         private EventExecutor executor;
@@ -363,6 +378,17 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The longest wait between two pieces of a response body that is not an SSE stream (a JSON
+         * answer, a download), from the head on: then 504 while nothing of it reached the client,
+         * a cut connection after. SSE streams have no such deadline: they may idle as long as
+         * the server likes. Default 60 s, as nginx's {@code proxy_read_timeout}.
+         */
+        public Builder responseBodyTimeout(Duration timeout) {
+            this.responseBodyTimeout = requirePositive(timeout, "responseBodyTimeout");
+            return this;
+        }
+
         /** Time a client connection may sit with no exchange before it is closed. Default 5 min. */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = requirePositive(timeout, "idleTimeout");
@@ -417,7 +443,7 @@ public final class HttpProxy implements AutoCloseable {
             HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
                     rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
                     (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
-                    idleTimeout.toMillis(), observer);
+                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), observer);
             return new HttpProxy(this, config);
         }
 

@@ -19,13 +19,15 @@ final class HttpProxyConfig {
     final int maxConnections;
     final int connectTimeoutMillis;
     final long responseTimeoutMillis;
+    /** The longest wait between two pieces of a response body that is not an SSE stream. */
+    final long responseBodyTimeoutMillis;
     final long idleTimeoutMillis;
     final TransportObserver observer;
 
     HttpProxyConfig(InetSocketAddress upstream, String upstreamLabel, String upstreamHostHeader, SslContext upstreamTls,
                     boolean rewriteHost, int maxRequestBody, int maxJsonResponseBody, int maxSseEventSize,
                     int maxHeaderSize, int maxConnections, int connectTimeoutMillis, long responseTimeoutMillis,
-                    long idleTimeoutMillis, TransportObserver observer) {
+                    long responseBodyTimeoutMillis, long idleTimeoutMillis, TransportObserver observer) {
         this.upstream = upstream;
         this.upstreamLabel = upstreamLabel;
         this.upstreamHostHeader = upstreamHostHeader;
@@ -38,6 +40,7 @@ final class HttpProxyConfig {
         this.maxConnections = maxConnections;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.responseTimeoutMillis = responseTimeoutMillis;
+        this.responseBodyTimeoutMillis = responseBodyTimeoutMillis;
         this.idleTimeoutMillis = idleTimeoutMillis;
         this.observer = observer;
     }
