@@ -123,12 +123,21 @@ final class HttpPeers {
         }
 
         static ServerEverything start(Path dir) {
+            return start(dir, "streamableHttp", "listening on port ");
+        }
+
+        /**
+         * server-everything in another HTTP mode, such as {@code sse} (the legacy HTTP+SSE
+         * transport: {@code GET /sse}, {@code POST /message}), ready once its log shows
+         * {@code readyText} followed by the port.
+         */
+        static ServerEverything start(Path dir, String mode, String readyText) {
             IllegalStateException failure = null;
             for (int attempt = 1; attempt <= 3; attempt++) {
                 int port = freePort();
                 Path log = dir.resolve("server-everything-" + port + ".log");
                 ProcessBuilder builder = new ProcessBuilder(TestPeers.node().toString(),
-                        TestPeers.serverEverythingEntry().toString(), "streamableHttp")
+                        TestPeers.serverEverythingEntry().toString(), mode)
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile());
                 builder.environment().put("PORT", Integer.toString(port));
@@ -140,7 +149,7 @@ final class HttpPeers {
                 }
                 ServerEverything server = new ServerEverything(process, port, log);
                 await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50))
-                        .until(() -> !process.isAlive() || server.log().contains("listening on port " + port));
+                        .until(() -> !process.isAlive() || server.log().contains(readyText + port));
                 if (process.isAlive()) {
                     return server;
                 }

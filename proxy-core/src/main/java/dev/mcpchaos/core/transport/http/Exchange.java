@@ -43,6 +43,7 @@ import io.netty.util.concurrent.FastThreadLocal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -127,6 +128,13 @@ final class Exchange implements HeaderSource {
     private boolean stalled;
     /** The client's connection closed before this exchange was done. */
     private boolean clientGone;
+    /** A GET stream with no session: its first event may be the legacy transport's {@code endpoint}. */
+    private boolean legacyProbe;
+    /** Frames the start of such a stream, until its first event; null otherwise. */
+    private SseFrameDecoder legacyEndpoint;
+    private long legacyProbeBytes;
+    /** The legacy session this GET stream named, ended with the stream. */
+    private String legacySession;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -137,7 +145,11 @@ final class Exchange implements HeaderSource {
         this.post = HttpMethod.POST.equals(head.method());
         this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
         this.clientKeepAlive = HttpUtil.isKeepAlive(head);
-        this.chain = sessions.chainFor(sessionId, downstream.eventLoop());
+        String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
+        this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
+                : sessions.chainFor(sessionId, downstream.eventLoop());
+        // A legacy GET /sse stream names its session in its first event (endpoint): watch for it.
+        this.legacyProbe = !post && sessionId == null && HttpMethod.GET.equals(head.method());
     }
 
     /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
@@ -568,6 +580,9 @@ final class Exchange implements HeaderSource {
      * chain's hands, and raw bytes must not overtake them).
      */
     private void onSseContent(ByteBuf bytes, boolean last) {
+        if (legacyProbe) {
+            probeLegacyEndpoint(bytes);
+        }
         if (sseRelay != null) {
             boolean inspects = chain.inspects(Direction.SERVER_TO_CLIENT);
             if (!inspects || chain.onlyObserves(Direction.SERVER_TO_CLIENT)) {
@@ -607,6 +622,53 @@ final class Exchange implements HeaderSource {
         }
         if (!frames.isEmpty()) {
             process(frames);
+        }
+    }
+
+    /**
+     * Looks at the start of a GET stream with no session for the legacy HTTP+SSE transport's
+     * {@code endpoint} event ({@code data: /message?sessionId=...}): its session then takes this
+     * exchange's chain, so that the requests POSTed there and the responses on this stream are
+     * correlated (rules on {@code kind: response} and {@code tool} match). Learnt before the event
+     * is relayed, so the client cannot POST before the proxy knows. Gives up after the first
+     * event, or 4 KiB without one. Does not take ownership.
+     */
+    private void probeLegacyEndpoint(ByteBuf bytes) {
+        if (legacyEndpoint == null) {
+            legacyEndpoint = new SseFrameDecoder(Direction.SERVER_TO_CLIENT, new SseFramer(4096, downstream.alloc()),
+                    () -> 0L);
+        }
+        List<Frame> frames = new ArrayList<>(1);
+        legacyEndpoint.decode(bytes.retain(), frames::add);
+        boolean decided = false;
+        for (Frame frame : frames) {
+            try {
+                if (!decided && frame.contentLength() > 0) {
+                    decided = true;
+                    Object framing = frame.framing();
+                    if (framing instanceof SseFields && "endpoint".equals(((SseFields) framing).eventType())) {
+                        String named = HttpMessages.legacySessionId(frame.content().toString(StandardCharsets.UTF_8));
+                        if (named != null) {
+                            legacySession = named;
+                            frontend.sessions().learn(named, chain);
+                        }
+                    }
+                }
+            } finally {
+                frame.release();
+            }
+        }
+        legacyProbeBytes += bytes.readableBytes();
+        if (decided || legacyProbeBytes > 4096) {
+            stopLegacyProbe();
+        }
+    }
+
+    private void stopLegacyProbe() {
+        legacyProbe = false;
+        if (legacyEndpoint != null) {
+            legacyEndpoint.finish(Frame::release);
+            legacyEndpoint = null;
         }
     }
 
@@ -987,6 +1049,11 @@ final class Exchange implements HeaderSource {
      */
     private void releaseHeld() {
         releaseRequestBody();
+        stopLegacyProbe();
+        if (legacySession != null) {
+            frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
+            legacySession = null;
+        }
         if (responseBody != null) {
             responseBody.release();
             responseBody = null;

@@ -159,6 +159,28 @@ final class HttpMessages {
         return "null";
     }
 
+    /**
+     * The {@code sessionId} query parameter of a URI or path ({@code /message?sessionId=abc}), as
+     * the legacy HTTP+SSE transport names its sessions; null when there is none.
+     */
+    static String legacySessionId(String uri) {
+        int query = uri.indexOf('?');
+        if (query < 0) {
+            return null;
+        }
+        int end = uri.indexOf('#', query);
+        for (String pair : uri.substring(query + 1, end < 0 ? uri.length() : end).split("&")) {
+            if (pair.startsWith("sessionId=") && pair.length() > "sessionId=".length()) {
+                try {
+                    return java.net.URLDecoder.decode(pair.substring("sessionId=".length()), StandardCharsets.UTF_8);
+                } catch (IllegalArgumentException e) {
+                    return null; // a malformed escape: not a session id the proxy can use
+                }
+            }
+        }
+        return null;
+    }
+
     static boolean isEventStream(HttpHeaders headers) {
         String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
         return type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);

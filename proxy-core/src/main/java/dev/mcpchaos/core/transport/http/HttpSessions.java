@@ -74,6 +74,17 @@ final class HttpSessions {
         return chains.computeIfAbsent(sessionId, id -> newChain(id, loop));
     }
 
+    /**
+     * The chain for a request of the legacy HTTP+SSE transport, which names its session in the
+     * query ({@code POST /message?sessionId=...}): the session's chain when its {@code GET /sse}
+     * stream named it (see {@link #learn}), so responses on that stream are correlated with these
+     * requests; else a chain of its own, not kept (an unknown id must not grow the table).
+     */
+    InterceptorChain chainForLegacy(String legacySessionId, EventExecutor loop) {
+        InterceptorChain known = chains.get(legacySessionId);
+        return known != null ? known : newChain("http-" + unnamed.incrementAndGet(), loop);
+    }
+
     /** The upstream named a session in answer to a request that ran on {@code chain}. */
     void learn(String sessionId, InterceptorChain chain) {
         if (chains.putIfAbsent(sessionId, chain) == null) {
