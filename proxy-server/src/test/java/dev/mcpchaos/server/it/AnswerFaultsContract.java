@@ -30,6 +30,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,14 @@ abstract class AnswerFaultsContract {
         void close();
     }
 
+    /** Starts what the whole class shares, before the direct calls; default: nothing. */
+    void startPeers() {
+    }
+
+    /** Stops what {@link #startPeers} started. */
+    void stopPeers() {
+    }
+
     /** A client spec straight to server-everything, not yet built. */
     abstract McpClient.SyncSpec directClient();
 
@@ -108,14 +117,18 @@ abstract class AnswerFaultsContract {
     private final Map<Call, McpSchema.CallToolResult> direct = new LinkedHashMap<>();
     private final Map<Call, Duration> directElapsed = new LinkedHashMap<>();
     private final List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
+    private final List<List<McpSchema.Tool>> toolsChanged = new CopyOnWriteArrayList<>();
     private Proxied proxied;
     private McpSyncClient client;
 
     /** The calls of every test, made directly, for the results to compare with. */
     @BeforeAll
     void callDirectly() {
+        startPeers();
         List<McpSchema.ProgressNotification> directProgress = new CopyOnWriteArrayList<>();
-        McpSyncClient sdk = directClient().progressConsumer(directProgress::add).build();
+        List<List<McpSchema.Tool>> directToolsChanged = new CopyOnWriteArrayList<>();
+        McpSyncClient sdk = directClient().progressConsumer(directProgress::add)
+                .toolsChangeConsumer(directToolsChanged::add).build();
         try {
             sdk.initialize();
             List<Call> all = new ArrayList<>(IN_TURN);
@@ -131,6 +144,7 @@ abstract class AnswerFaultsContract {
             await("the direct call's progress").atMost(REQUEST_TIMEOUT).until(() -> directProgress.size() >= STEPS);
             assertThat(directProgress).extracting(McpSchema.ProgressNotification::progress)
                     .containsExactly(1.0, 2.0, 3.0, 4.0, 5.0);
+            awaitToolsRefetched(directToolsChanged);
         } finally {
             sdk.closeGracefully();
         }
@@ -141,10 +155,18 @@ abstract class AnswerFaultsContract {
                 .map(d -> d.toMillis() + "ms").collect(Collectors.joining(" ")));
     }
 
+    @AfterAll
+    void stopAll() {
+        stopPeers();
+    }
+
     @AfterEach
     void disconnect() {
         try {
             if (client != null) {
+                if (client.isInitialized()) {
+                    awaitToolsRefetched(toolsChanged);
+                }
                 client.closeGracefully();
             }
         } finally {
@@ -303,13 +325,22 @@ abstract class AnswerFaultsContract {
 
     // ================================================================ helpers
 
+    /**
+     * After notifications/initialized server-everything registers more tools and sends
+     * tools/list_changed, and the SDK fetches the list again; closing before that finished cuts
+     * the fetch off, and the SDK logs an error that would hide real ones.
+     */
+    private static void awaitToolsRefetched(List<List<McpSchema.Tool>> toolsChanged) {
+        await("tools/list_changed and the SDK's tools/list").atMost(REQUEST_TIMEOUT).until(() -> !toolsChanged.isEmpty());
+    }
+
     static String rule(String name, String fault) {
         return "rules:\n  - name: " + name + "\n    match: " + ANSWERS + "\n    fault: " + fault + "\n";
     }
 
     private McpSyncClient connect(String rulesYaml) {
         proxied = throughProxy(rulesYaml);
-        client = proxied.client().progressConsumer(progress::add).build();
+        client = proxied.client().progressConsumer(progress::add).toolsChangeConsumer(toolsChanged::add).build();
         client.initialize();
         return client;
     }
