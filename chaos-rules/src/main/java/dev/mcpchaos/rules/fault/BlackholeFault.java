@@ -30,9 +30,12 @@ public final class BlackholeFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         ctx.detail("swallowed; the connection stays open");
-        // On HTTP the rest of the response still goes out, but its end does not: an SSE stream
-        // (or a JSON body) that never finishes, as from a server that went silent.
-        ctx.connection().stallResponse(frame);
+        if (frame.envelope().isResponse()) {
+            // The answer a client waits for: on HTTP the rest of the response still goes out,
+            // but its end does not (an SSE stream or JSON body that never finishes), as from a
+            // server that went silent. A swallowed notification leaves its stream to go on.
+            ctx.connection().stallResponse(frame);
+        }
         ctx.drop(frame);
     }
 

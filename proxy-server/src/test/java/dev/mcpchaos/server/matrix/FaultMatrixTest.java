@@ -59,16 +59,13 @@ import java.util.function.Function;
  * rule is loaded, with its message. A fault type without a row here fails the matrix: a fault
  * cannot be added without saying what a client gets.
  *
- * <p>Cells that fail until another engineer's fix is merged carry a marker ({@link #ROUTE_END},
- * {@link #HELPER_A}): they still run, are reported as aborted while they fail, and fail once they
+ * <p>Cells that fail until another engineer's fix is merged carry a marker ({@link #HELPER_A}): they still run, are reported as aborted while they fail, and fail once they
  * pass, so that the marker is removed with the fix. The table in docs/rules.md ("What a client
  * experiences") is this matrix in prose.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FaultMatrixTest {
 
-    /** The lead's fix: an SSE stream's end ordered after the frames a fault holds. */
-    static final String ROUTE_END = "awaits route-end fix";
     /** Helper A's fixes: no-op faults not counted as injected; http_status's content type. */
     static final String HELPER_A = "awaits helper-a";
 
@@ -194,12 +191,10 @@ class FaultMatrixTest {
                 case HTTP_JSON_ANSWER -> e.deliveredAfter("T_RESULT", T_RESULT, 200)
                         .answeredNotBefore("witness", "T_RESULT", 200);
                 case HTTP_SSE_FINAL -> e.deliveredAfter("T_RESULT", T_RESULT, 200)
-                        .answeredNotBefore("witness", "T_RESULT", 200).awaits(ROUTE_END);
+                        .answeredNotBefore("witness", "T_RESULT", 200);
                 case HTTP_SSE_MID -> e.deliveredAfter("PROGRESS", PROGRESS, 200)
-                        .deliveredAfter("T_RESULT", T_RESULT, 200)
-                        .awaits(ROUTE_END);
-                case HTTP_GET_EVENT -> e.deliveredAfter("NOTE_T", NOTE_T, 200).deliveredAfter("NOTE_W", NOTE_W, 200)
-                        .awaits(ROUTE_END);
+                        .deliveredAfter("T_RESULT", T_RESULT, 200);
+                case HTTP_GET_EVENT -> e.deliveredAfter("NOTE_T", NOTE_T, 200).deliveredAfter("NOTE_W", NOTE_W, 200);
                 // Each sessionless POST is a session of its own: the next one does not wait.
                 case HTTP_SESSIONLESS_POST -> e.upstream(W_CALL, T_CALL, PING).upstreamAt(T_CALL, 200)
                         .answeredAfter("target", "witness");
@@ -255,11 +250,11 @@ class FaultMatrixTest {
                         .upstreamAt(T_CALL, 250)
                         .answeredAfter("target", "witness");
                 case HTTP_JSON_ANSWER -> e.deliveredAfter("T_RESULT", T_RESULT, 250).answeredAfter("target", "witness");
-                case HTTP_SSE_FINAL -> e.deliveredAfter("T_RESULT", T_RESULT, 250).awaits(ROUTE_END);
+                case HTTP_SSE_FINAL -> e.deliveredAfter("T_RESULT", T_RESULT, 250);
                 case HTTP_SSE_MID -> e.answer("target", sse(CLEAN, PRIMING_T, ev("t-2", T_RESULT), ev("t-1", PROGRESS)))
-                        .deliveredAfter("PROGRESS", PROGRESS, 250).awaits(ROUTE_END);
+                        .deliveredAfter("PROGRESS", PROGRESS, 250);
                 case HTTP_GET_EVENT -> e.answer("get", sse(CLEAN, PRIMING_G, ev("g-2", NOTE_W), ev("g-1", NOTE_T)))
-                        .deliveredAfter("NOTE_T", NOTE_T, 250).awaits(ROUTE_END);
+                        .deliveredAfter("NOTE_T", NOTE_T, 250);
             };
         });
 
@@ -461,13 +456,11 @@ class FaultMatrixTest {
                 case HTTP_JSON_ANSWER -> e.injects("throttle", String.format(held, 120, 84))
                         .deliveredAfter("T_RESULT", T_RESULT, 120).answeredNotBefore("witness", "T_RESULT", 120);
                 case HTTP_SSE_FINAL -> e.injects("throttle", String.format(held, 120, 84))
-                        .deliveredAfter("T_RESULT", T_RESULT, 120).answeredNotBefore("witness", "T_RESULT", 120)
-                        .awaits(ROUTE_END);
+                        .deliveredAfter("T_RESULT", T_RESULT, 120).answeredNotBefore("witness", "T_RESULT", 120);
                 case HTTP_SSE_MID -> e.injects("throttle", String.format(held, 180, 103))
-                        .deliveredAfter("PROGRESS", PROGRESS, 180).deliveredAfter("T_RESULT", T_RESULT, 180)
-                        .awaits(ROUTE_END);
+                        .deliveredAfter("PROGRESS", PROGRESS, 180).deliveredAfter("T_RESULT", T_RESULT, 180);
                 case HTTP_GET_EVENT -> e.injects("throttle", String.format(held, 120, 92))
-                        .deliveredAfter("NOTE_T", NOTE_T, 120).deliveredAfter("NOTE_W", NOTE_W, 120).awaits(ROUTE_END);
+                        .deliveredAfter("NOTE_T", NOTE_T, 120).deliveredAfter("NOTE_W", NOTE_W, 120);
             };
         });
 
@@ -527,9 +520,9 @@ class FaultMatrixTest {
             return switch (s) {
                 case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
                         Expect.refused(s, String.format(HTTP_ONLY, "session_expire"));
-                // This request too is answered 404 (with no body, where later ones carry a JSON-RPC error).
+                // This request too is answered 404 with a JSON-RPC error, as every later one is.
                 case HTTP_POST_REQUEST -> e.injects("session_expire", "session expired; this request answered 404")
-                        .answer("target", status(404, null, "", Map.of())).upstream();
+                        .answer("target", expired(1)).upstream();
                 case HTTP_JSON_ANSWER, HTTP_SSE_FINAL, HTTP_SSE_MID -> e.injects("session_expire", "session expired")
                         .upstream(T_CALL);
                 case HTTP_GET_EVENT -> Expect.of(s).injects("session_expire", "session expired")

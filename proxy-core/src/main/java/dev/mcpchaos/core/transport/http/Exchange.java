@@ -122,10 +122,14 @@ final class Exchange implements HeaderSource {
     private CompositeByteBuf sseOut;
     private String contentTypeOverride;
     private CompositeByteBuf bodyPrefix;
+    /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
+    private CompositeByteBuf requestPrefix;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
     private boolean responseReceived;
     /** A fault (blackhole) keeps this response from ending: the client waits until it gives up. */
     private boolean stalled;
+    /** A fault closed the upstream connection after the whole JSON answer had come. */
+    private boolean upstreamCutByFault;
     /** The client's connection closed before this exchange was done. */
     private boolean clientGone;
     /** A GET stream with no session: its first event may be the legacy transport's {@code endpoint}. */
@@ -270,6 +274,10 @@ final class Exchange implements HeaderSource {
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
         frame.route(this);
         process(frame);
+        if (!forwarded && !done) {
+            // Only when the request did not go at once: its end travels behind what holds it.
+            chain.endRoute(this, Direction.CLIENT_TO_SERVER, () -> onLoop(null, this::requestEnded));
+        }
     }
 
     /** The chain let a client-to-server frame through: send it upstream. On the chain's executor. */
@@ -280,6 +288,13 @@ final class Exchange implements HeaderSource {
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
+            if (!forwarded && !frame.isOriginal() && !isMessage(frame)) {
+                // Bytes a fault made that are no message (noise before the request, or the request
+                // corrupted): a POST body carries one message, so they lead it, or are the body
+                // when no message follows (the route's end, see requestEnded).
+                requestPrefix = appendLine(requestPrefix, frame);
+                return;
+            }
             if (forwarded) {
                 // A second frame for one request (a duplicate): the client asked once, so its
                 // answer can only be the first one. Send the copy on a connection of its own.
@@ -287,12 +302,30 @@ final class Exchange implements HeaderSource {
                 frame.release();
                 return;
             }
-            forwarded = true;
             ByteBuf body = frame.content().retainedSlice();
             frame.release();
-            frontend.sendUpstream(this, fullRequest(body));
-            startResponseTimeout();
+            if (requestPrefix != null) {
+                body = requestPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}))
+                        .addComponent(true, body);
+                requestPrefix = null;
+            }
+            forwardBody(body);
         });
+    }
+
+    private void forwardBody(ByteBuf body) {
+        forwarded = true;
+        frontend.sendUpstream(this, fullRequest(body));
+        startResponseTimeout();
+    }
+
+    /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
+    private void requestEnded() {
+        if (!forwarded && !done && !answeredHere && requestPrefix != null) {
+            ByteBuf body = requestPrefix;
+            requestPrefix = null;
+            forwardBody(body);
+        }
     }
 
     /** The request to send upstream, in the client's header object, changed in place. */
@@ -553,6 +586,9 @@ final class Exchange implements HeaderSource {
                             chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
                     frame.route(this);
                     process(frame);
+                    if (!responded && !done) {
+                        afterHeld(this::jsonBodyEnded); // only when the answer did not go at once
+                    }
                 }
                 break;
             }
@@ -792,29 +828,20 @@ final class Exchange implements HeaderSource {
                     break;
                 case JSON: {
                     if (!frame.isOriginal() && !isMessage(frame)) {
-                        // Stray bytes a fault put before the answer (noise): a JSON body has only
-                        // one message, so they lead the body, as if the server had printed them.
-                        if (bodyPrefix == null) {
-                            bodyPrefix = downstream.alloc().compositeBuffer();
-                        }
-                        bodyPrefix.addComponent(true, frame.content().retainedSlice());
-                        bodyPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
-                        frame.release();
+                        // Bytes a fault made that are no message (noise, or the answer corrupted):
+                        // a JSON body has one message, so they lead it, as if the server had
+                        // printed them, or are the body when no message follows (the route's end).
+                        bodyPrefix = appendLine(bodyPrefix, frame);
                         break;
                     }
-                    HttpResponse out = copyHead(responseHead);
                     ByteBuf body = frame.content().retainedSlice();
                     frame.release();
                     if (bodyPrefix != null) {
-                        body = bodyPrefix.addComponent(true, body);
+                        body = bodyPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}))
+                                .addComponent(true, body);
                         bodyPrefix = null;
                     }
-                    FullHttpResponse full = new DefaultFullHttpResponse(out.protocolVersion(), out.status(), body,
-                            out.headers(), EmptyHttpHeaders.INSTANCE);
-                    full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-                    responded = true;
-                    downstream.writeAndFlush(full);
-                    complete();
+                    writeJsonBody(body);
                     break;
                 }
                 case AWAITING: {
@@ -844,6 +871,50 @@ final class Exchange implements HeaderSource {
                     break;
             }
         });
+    }
+
+    /** Writes the JSON answer with this body, the upstream's head made ready, and completes. */
+    private void writeJsonBody(ByteBuf body) {
+        HttpResponse out = copyHead(responseHead);
+        FullHttpResponse full = new DefaultFullHttpResponse(out.protocolVersion(), out.status(), body,
+                out.headers(), EmptyHttpHeaders.INSTANCE);
+        full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        responded = true;
+        downstream.writeAndFlush(full);
+        complete();
+    }
+
+    /** Adds a frame's content to {@code lines} (one line each, newline-separated); takes the frame. */
+    private CompositeByteBuf appendLine(CompositeByteBuf lines, Frame frame) {
+        if (lines == null) {
+            lines = downstream.alloc().compositeBuffer();
+        } else {
+            lines.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
+        }
+        lines.addComponent(true, frame.content().retainedSlice());
+        frame.release();
+        return lines;
+    }
+
+    /**
+     * The JSON answer's frame has left the chain, or was dropped, or became something else: the
+     * end of its route. What a fault made of it that is no message is the body now; an upstream
+     * a fault closed after its answer came, with the answer dropped, is a 502; a dropped answer
+     * leaves the client waiting, as a lost answer does.
+     */
+    private void jsonBodyEnded() {
+        if (done || responded) {
+            return;
+        }
+        if (bodyPrefix != null) {
+            ByteBuf body = bodyPrefix;
+            bodyPrefix = null;
+            writeJsonBody(body);
+        } else if (upstreamCutByFault) {
+            answeredHere = true;
+            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
+                    + config.upstreamLabel + " closed the connection before answering (injected)", true);
+        }
     }
 
     /**
@@ -1008,7 +1079,10 @@ final class Exchange implements HeaderSource {
 
     /** A fault closes the client's connection of this exchange. */
     void closeClient() {
-        onLoop(null, frontend::closeClient);
+        onLoop(null, () -> {
+            cutClient(); // what was let through before the fault's message still goes first
+            frontend.closeClient();
+        });
     }
 
     /**
@@ -1019,8 +1093,19 @@ final class Exchange implements HeaderSource {
     void closeUpstream() {
         onLoop(null, () -> {
             frontend.closeUpstream();
-            if (done || answeredHere || responseReceived) {
-                return; // the response had all come: it still goes; only its connection is gone
+            if (done || answeredHere) {
+                return;
+            }
+            if (mode == Mode.SSE && responded) {
+                // As if the server went away at this event: nothing after it reaches the client.
+                cutClient();
+                return;
+            }
+            if (responseReceived) {
+                // The whole answer had come: it still goes if the chain lets it through; if the
+                // fault dropped it, its end answers 502 (see jsonBodyEnded).
+                upstreamCutByFault = true;
+                return;
             }
             if (!responded) {
                 answeredHere = true;
@@ -1049,6 +1134,10 @@ final class Exchange implements HeaderSource {
      */
     private void releaseHeld() {
         releaseRequestBody();
+        if (requestPrefix != null) {
+            requestPrefix.release();
+            requestPrefix = null;
+        }
         stopLegacyProbe();
         if (legacySession != null) {
             frontend.sessions().end(legacySession); // a legacy session lives as long as its stream

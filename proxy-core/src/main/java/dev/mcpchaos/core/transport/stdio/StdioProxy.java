@@ -178,7 +178,7 @@ public final class StdioProxy implements AutoCloseable {
         if ("INT".equals(name)) {
             sendSigint();
         } else {
-            process.destroy();
+            terminate(process);
         }
         scheduleKill();
     }
@@ -202,7 +202,7 @@ public final class StdioProxy implements AutoCloseable {
                         if (timeout != null && process.isAlive()) {
                             log.info("the server did not exit within {} of its stdin closing; sending SIGTERM",
                                     format(config.exitTimeout));
-                            process.destroy();
+                            terminate(process);
                             scheduleKill();
                         }
                     });
@@ -220,7 +220,7 @@ public final class StdioProxy implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             log.warn("the proxy did not finish within {}: {}", format(bound), e.toString());
-            process.destroyForcibly();
+            kill(process);
         }
     }
 
@@ -235,7 +235,7 @@ public final class StdioProxy implements AutoCloseable {
                     if (timeout != null && process.isAlive()) {
                         log.warn("the server did not exit within {} of SIGTERM; sending SIGKILL",
                                 format(config.terminateTimeout));
-                        process.destroyForcibly();
+                        kill(process);
                     }
                 });
     }
@@ -246,7 +246,7 @@ public final class StdioProxy implements AutoCloseable {
             new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
         } catch (IOException e) {
             log.debug("kill -INT failed ({}); sending SIGTERM instead", e.toString());
-            process.destroy();
+            terminate(process);
         }
     }
 
@@ -300,6 +300,20 @@ public final class StdioProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGTERM to the server. Through its {@link ProcessHandle}: {@link Process#destroy()} also
+     * closes the streams to and from the child, so what it wrote just before (a last answer, a
+     * line on stderr) would be lost instead of relayed.
+     */
+    private static void terminate(Process process) {
+        process.toHandle().destroy();
+    }
+
+    /** SIGKILL to the server, leaving its output to be read to the end (see {@link #terminate}). */
+    private static void kill(Process process) {
+        process.toHandle().destroyForcibly();
+    }
+
     private static void closeQuietly(InputStream in) {
         try {
             in.close();
@@ -329,13 +343,13 @@ public final class StdioProxy implements AutoCloseable {
         @Override
         public void terminateServer(Frame at) {
             log.info("sending SIGTERM to the server (pid {})", process.pid());
-            process.destroy();
+            terminate(process);
         }
 
         @Override
         public void killServer(Frame at) {
             log.info("sending SIGKILL to the server (pid {})", process.pid());
-            process.destroyForcibly();
+            kill(process);
         }
     }
 
