@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -19,11 +20,14 @@ import java.util.function.Supplier;
 /**
  * One rule's fault applied to one message: the {@link FaultContext} the fault gets. Publishes
  * its {@link FaultEvent} at the fault's first action (or when {@code apply} returns), so that
- * events come out in the order the faults acted, with the detail the fault gave.
+ * events come out in the order the faults acted, with the detail the fault gave; publishes none
+ * when the fault had {@linkplain #nothingToDo nothing to do}.
  */
 final class Injection implements FaultContext {
 
     private static final Logger log = LoggerFactory.getLogger(Injection.class);
+    /** The engine's fault log, where a fault that had nothing to do says so. */
+    private static final Logger faultLog = LoggerFactory.getLogger("faults");
 
     private final RuleEngine engine;
     private final MessageFlow flow;
@@ -132,6 +136,26 @@ final class Injection implements FaultContext {
         publish();
         frame.release();
         flow.end();
+    }
+
+    @Override
+    public void nothingToDo(Frame frame, String reason) {
+        endOnce("nothingToDo", frame);
+        if (published) {
+            flow.run(nextRule, frame);
+            throw new IllegalStateException("nothingToDo after the fault acted (rule '" + rule.rule().name()
+                    + "', fault " + rule.fault().type() + "): " + reason);
+        }
+        published = true; // no event: nothing was injected
+        rule.giveBack();
+        if (faultLog.isInfoEnabled()) {
+            FaultEvent unpublished = new FaultEvent(0, engine.uptime(), flow.ctx().session().id(), direction,
+                    rule.rule().name(), rule.fault().type(), kind, id, method, tool, "nothing to do: " + reason,
+                    argumentsSha256);
+            faultLog.info("+{} {} {} (not injected)", String.format(Locale.ROOT, "%.3fs",
+                    unpublished.time().toNanos() / 1e9), unpublished.session(), unpublished.decision());
+        }
+        flow.run(nextRule, frame);
     }
 
     @Override
