@@ -58,8 +58,9 @@ class ConnectionFaultsTest {
             }
 
             @Override
-            public void overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+            public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
                 actions.add("content-type " + contentType);
+                return true;
             }
 
             @Override

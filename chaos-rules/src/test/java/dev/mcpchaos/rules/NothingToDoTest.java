@@ -5,9 +5,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.fault.Fault;
 import dev.mcpchaos.rules.fault.FaultContext;
+import dev.mcpchaos.rules.fault.HttpFaultActions;
 import dev.mcpchaos.rules.match.MessageMatch;
 import io.netty.buffer.ByteBufUtil;
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -151,6 +154,49 @@ class NothingToDoTest {
 
             assertThat(h.toClient()).containsExactly(Msg.result(7.0, "{}"), Msg.result(7, "{}"));
             assertThat(h.events).singleElement().satisfies(e -> assertThat(e.detail()).isEqualTo("id 8 -> 7"));
+        }
+    }
+
+    @Test
+    void invalidContentTypeOnAResponseWhoseHeadLeftIsNoInjection() {
+        boolean[] headLeft = {true};
+        List<String> claimed = new ArrayList<>();
+        HttpFaultActions http = new HttpFaultActions() {
+            @Override
+            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                String body) {
+                throw new AssertionError("not an http_status rule");
+            }
+
+            @Override
+            public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+                if (headLeft[0]) {
+                    return false; // an SSE stream's head left before its events
+                }
+                claimed.add(contentType + " for " + frame.envelope().id());
+                return true;
+            }
+
+            @Override
+            public void expireSession(InterceptorContext ctx, Frame frame) {
+                throw new AssertionError("not a session_expire rule");
+            }
+        };
+        String yaml = "rules:\n  - {name: html, match: {kind: response}, times: 1, fault: {type: invalid_content_type}}\n";
+        try (ChainHarness h = new ChainHarness(RuleSet.parse(yaml, "http.yaml"), 1, TransportKind.HTTP,
+                b -> b.httpActions(http))) {
+            h.fromServer(Msg.result(1, "{}"));
+            headLeft[0] = false;
+            h.fromServer(Msg.result(2, "{}"));
+
+            assertThat(h.toClient()).containsExactly(Msg.result(1, "{}"), Msg.result(2, "{}"));
+            assertThat(claimed).containsExactly("text/html for 2");
+            assertThat(h.events).singleElement().satisfies(e -> {
+                assertThat(e.id()).isEqualTo(2L);
+                assertThat(e.detail()).isEqualTo("content type claimed: text/html");
+            });
+            assertThat(faultLines()).anySatisfy(line -> assertThat(line).contains("response id=1; nothing to do:"
+                    + " the response's head has already left"));
         }
     }
 
