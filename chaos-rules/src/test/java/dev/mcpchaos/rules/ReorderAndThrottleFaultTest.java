@@ -26,7 +26,30 @@ class ReorderAndThrottleFaultTest {
             assertThat(progress).containsExactlyInAnyOrder(progress(1), progress(2), progress(3));
             assertThat(progress).isNotEqualTo(List.of(progress(1), progress(2), progress(3)));
             assertThat(h.events).hasSize(3);
-            assertThat(h.events.get(2).detail()).startsWith("window of 3 full; released #");
+            // Notifications have no id: named by method, with the places they were held in.
+            String order = progress.stream().map(p -> ordinal(p.charAt(p.length() - 3) - '0'))
+                    .reduce((a, b) -> a + ", " + b).orElseThrow();
+            assertThat(h.events.get(2).detail()).isEqualTo("window of 3 full; released notifications/progress, "
+                    + "notifications/progress, notifications/progress (held " + order + ")");
+        }
+    }
+
+    private static String ordinal(int n) {
+        return n + (n == 1 ? "st" : n == 2 ? "nd" : "rd");
+    }
+
+    @Test
+    void aFullWindowNamesTheReleasedMessagesByTheirIds() {
+        String yaml = "rules:\n  - name: shuffle\n    match: {kind: request}\n"
+                + "    fault: {type: reorder, window: 3}\n";
+        try (ChainHarness h = ChainHarness.of(yaml, 5)) {
+            h.fromClient(Msg.request(3, "ping"));
+            h.fromClient(Msg.request("b", "ping"));
+            h.fromClient(Msg.request(5, "ping"));
+            List<String> ids = h.toServer().stream().map(line -> line.substring(line.indexOf("\"id\":") + 5,
+                    line.indexOf(",\"method\""))).toList();
+            assertThat(ids).containsExactlyInAnyOrder("3", "\"b\"", "5");
+            assertThat(h.events.get(2).detail()).isEqualTo("window of 3 full; released ids " + String.join(", ", ids));
         }
     }
 
