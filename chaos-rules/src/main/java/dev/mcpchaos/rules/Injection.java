@@ -171,14 +171,13 @@ final class Injection implements FaultContext {
     }
 
     @Override
+    public void onTurn(Runnable task) {
+        flow.onTurn(guarded(task));
+    }
+
+    @Override
     public void schedule(Duration delay, Runnable task) {
-        Runnable guarded = () -> {
-            try {
-                task.run();
-            } catch (RuntimeException | Error e) {
-                log.error("a delayed step of fault {} (rule '{}') failed", rule.fault(), rule.rule().name(), e);
-            }
-        };
+        Runnable guarded = guarded(task);
         try {
             interceptor().executor().schedule(guarded, delay.toNanos(), TimeUnit.NANOSECONDS)
                     .addListener(future -> {
@@ -202,6 +201,17 @@ final class Injection implements FaultContext {
     @Override
     public HttpFaultActions http() {
         return engine.http();
+    }
+
+    /** {@code task}, logging what it throws: it runs later, where nobody could handle that. */
+    private Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException | Error e) {
+                log.error("a delayed step of fault {} (rule '{}') failed", rule.fault(), rule.rule().name(), e);
+            }
+        };
     }
 
     private void endOnce(String action, Frame frame) {

@@ -158,6 +158,22 @@ class NothingToDoTest {
     }
 
     @Test
+    void throttleOfAMessageThatFitsInOnePieceIsNoInjection() {
+        try (ChainHarness h = once("{kind: request}", "{type: throttle, chunk: 41B, interval: 100ms}")) {
+            String fits = Msg.request(1, "ping"); // 40 bytes and the newline: one piece
+            String longer = Msg.request(2, "ping/long");
+            h.fromClient(fits);
+            h.fromClient(longer);
+            assertThat(h.written).extracting(ChainHarness.Written::text).containsExactly(fits + "\n",
+                    longer.substring(0, 41));
+            h.advanceMillis(100);
+            assertThat(h.stream(dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER))
+                    .isEqualTo(fits + "\n" + longer + "\n");
+            assertThat(h.events).singleElement().satisfies(e -> assertThat(e.id()).isEqualTo(2L));
+        }
+    }
+
+    @Test
     void invalidContentTypeOnAResponseWhoseHeadLeftIsNoInjection() {
         boolean[] headLeft = {true};
         List<String> claimed = new ArrayList<>();

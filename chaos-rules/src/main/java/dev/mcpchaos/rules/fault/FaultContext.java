@@ -94,6 +94,14 @@ public interface FaultContext {
     void detach();
 
     /**
+     * Runs {@code task} when this message's turn to leave has come: once every message before it
+     * in its direction has left (at once when none waits, or when this one has
+     * {@link #detach detached}). For faults that pace what they write ({@code throttle}), so the
+     * pace starts when the message can leave, not while it waits behind another.
+     */
+    void onTurn(Runnable task);
+
+    /**
      * Runs {@code task} on the chain's executor after {@code delay}. If the executor no longer
      * takes tasks (the proxy is shutting down), the task runs at once so frames are not lost.
      */
