@@ -85,6 +85,14 @@ final class ActiveRule {
         return random.split();
     }
 
+    /**
+     * The injection {@link #decide} allowed did not happen (the fault had nothing to do): it does
+     * not count as injected, so it uses up none of {@code times}. The match still counts.
+     */
+    synchronized void giveBack() {
+        injected--;
+    }
+
     /** The counters now. */
     synchronized RuleStats stats() {
         return new RuleStats(rule.name(), true, fault.type(), matched, injected);

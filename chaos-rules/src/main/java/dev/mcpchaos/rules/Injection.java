@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -19,11 +20,14 @@ import java.util.function.Supplier;
 /**
  * One rule's fault applied to one message: the {@link FaultContext} the fault gets. Publishes
  * its {@link FaultEvent} at the fault's first action (or when {@code apply} returns), so that
- * events come out in the order the faults acted, with the detail the fault gave.
+ * events come out in the order the faults acted, with the detail the fault gave; publishes none
+ * when the fault had {@linkplain #nothingToDo nothing to do}.
  */
 final class Injection implements FaultContext {
 
     private static final Logger log = LoggerFactory.getLogger(Injection.class);
+    /** The engine's fault log, where a fault that had nothing to do says so. */
+    private static final Logger faultLog = LoggerFactory.getLogger("faults");
 
     private final RuleEngine engine;
     private final MessageFlow flow;
@@ -135,6 +139,26 @@ final class Injection implements FaultContext {
     }
 
     @Override
+    public void nothingToDo(Frame frame, String reason) {
+        endOnce("nothingToDo", frame);
+        if (published) {
+            flow.run(nextRule, frame);
+            throw new IllegalStateException("nothingToDo after the fault acted (rule '" + rule.rule().name()
+                    + "', fault " + rule.fault().type() + "): " + reason);
+        }
+        published = true; // no event: nothing was injected
+        rule.giveBack();
+        if (faultLog.isInfoEnabled()) {
+            FaultEvent unpublished = new FaultEvent(0, engine.uptime(), flow.ctx().session().id(), direction,
+                    rule.rule().name(), rule.fault().type(), kind, id, method, tool, "nothing to do: " + reason,
+                    argumentsSha256);
+            faultLog.info("+{} {} {} (not injected)", String.format(Locale.ROOT, "%.3fs",
+                    unpublished.time().toNanos() / 1e9), unpublished.session(), unpublished.decision());
+        }
+        flow.run(nextRule, frame);
+    }
+
+    @Override
     public void end() {
         endOnce("end", null);
         publish();
@@ -147,14 +171,13 @@ final class Injection implements FaultContext {
     }
 
     @Override
+    public void onTurn(Runnable task) {
+        flow.onTurn(guarded(task));
+    }
+
+    @Override
     public void schedule(Duration delay, Runnable task) {
-        Runnable guarded = () -> {
-            try {
-                task.run();
-            } catch (RuntimeException | Error e) {
-                log.error("a delayed step of fault {} (rule '{}') failed", rule.fault(), rule.rule().name(), e);
-            }
-        };
+        Runnable guarded = guarded(task);
         try {
             interceptor().executor().schedule(guarded, delay.toNanos(), TimeUnit.NANOSECONDS)
                     .addListener(future -> {
@@ -178,6 +201,17 @@ final class Injection implements FaultContext {
     @Override
     public HttpFaultActions http() {
         return engine.http();
+    }
+
+    /** {@code task}, logging what it throws: it runs later, where nobody could handle that. */
+    private Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException | Error e) {
+                log.error("a delayed step of fault {} (rule '{}') failed", rule.fault(), rule.rule().name(), e);
+            }
+        };
     }
 
     private void endOnce(String action, Frame frame) {

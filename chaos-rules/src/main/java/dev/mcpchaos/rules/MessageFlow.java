@@ -26,6 +26,8 @@ final class MessageFlow {
     /** The route the message arrived on (an HTTP exchange), or null; its end waits for this message. */
     private final Object route;
     private ArrayDeque<Frame> ready;
+    /** What a fault runs when this message's turn comes ({@link #onTurn}); null when nothing waits for it. */
+    private Runnable onTurn;
     private boolean complete;
     private boolean detached;
 
@@ -94,7 +96,26 @@ final class MessageFlow {
         out.remove(this);
     }
 
+    /** Runs {@code task} when every message before this one has left: now, or from the drain that gets here. */
+    void onTurn(Runnable task) {
+        if (onTurn != null) {
+            throw new IllegalStateException("a task already waits for this message's turn");
+        }
+        onTurn = task;
+        if (detached) {
+            forwardReady();
+        } else {
+            out.drain(); // forwards this message's frames, and runs the task, if it is at the front
+        }
+    }
+
+    /** Called only when nothing before this message is left (at the front, or detached). */
     void forwardReady() {
+        if (onTurn != null) {
+            Runnable task = onTurn;
+            onTurn = null;
+            task.run();
+        }
         if (ready != null) {
             for (Frame frame = ready.pollFirst(); frame != null; frame = ready.pollFirst()) {
                 ctx.forward(frame);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,12 +55,14 @@ class ConnectionFaultsTest {
             @Override
             public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
                                 String body) {
-                actions.add("respond " + status + " " + headers + " " + body + " to " + frame.envelope().id());
+                actions.add("respond " + status + " " + new TreeMap<>(headers) + " " + body + " to "
+                        + frame.envelope().id());
             }
 
             @Override
-            public void overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+            public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
                 actions.add("content-type " + contentType);
+                return true;
             }
 
             @Override
@@ -77,10 +80,51 @@ class ConnectionFaultsTest {
             h.fromClient(Msg.request(1, "ping"));
             h.fromServer(Msg.result(2, "{}"));
             h.fromClient(Msg.request(3, "ping"));
-            assertThat(actions).containsExactly("respond 503 {Retry-After=5} busy to 1", "content-type text/html",
+            assertThat(actions).containsExactly(
+                    "respond 503 {Content-Type=text/plain; charset=utf-8, Retry-After=5} busy to 1", "content-type text/html",
                     "expire test"); // the transport answers the request itself (HttpRulesEndToEndTest)
             assertThat(h.toServer()).isEmpty();
             assertThat(h.toClient()).containsExactly(Msg.result(2, "{}"));
+        }
+    }
+
+    @Test
+    void httpStatusLabelsItsBodyJsonOnlyWhenItIsJson() {
+        List<String> responses = new ArrayList<>();
+        HttpFaultActions http = new HttpFaultActions() {
+            @Override
+            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                String body) {
+                responses.add(frame.envelope().id() + " " + new TreeMap<>(headers));
+            }
+
+            @Override
+            public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+                throw new AssertionError("not an invalid_content_type rule");
+            }
+
+            @Override
+            public void expireSession(InterceptorContext ctx, Frame frame) {
+                throw new AssertionError("not a session_expire rule");
+            }
+        };
+        String yaml = "rules:\n"
+                + "  - {name: text, match: {id: 1}, fault: {type: http_status, status: 503, body: 'busy, retry later'}}\n"
+                + "  - {name: json, match: {id: 2}, fault: {type: http_status, status: 400, body: '{\"error\": \"bad\"}'}}\n"
+                + "  - {name: not-quite, match: {id: 3}, fault: {type: http_status, status: 400, body: '{\"a\":1} tail'}}\n"
+                + "  - {name: own, match: {id: 4}, fault: {type: http_status, status: 503, body: '<p>busy</p>',"
+                + " headers: {content-type: text/html}}}\n"
+                + "  - {name: empty, match: {id: 5}, fault: {type: http_status, status: 503}}\n";
+        try (ChainHarness h = new ChainHarness(RuleSet.parse(yaml, "http.yaml"), 1, TransportKind.HTTP,
+                b -> b.httpActions(http))) {
+            for (int id = 1; id <= 5; id++) {
+                h.fromClient(Msg.request(id, "ping"));
+            }
+            assertThat(responses).containsExactly("1 {Content-Type=text/plain; charset=utf-8}",
+                    "2 {Content-Type=application/json}", "3 {Content-Type=text/plain; charset=utf-8}",
+                    "4 {content-type=text/html}", "5 {}");
+            assertThat(h.toServer()).isEmpty();
+            assertThat(h.events).hasSize(5);
         }
     }
 

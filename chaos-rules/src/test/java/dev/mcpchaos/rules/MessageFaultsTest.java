@@ -87,7 +87,7 @@ class MessageFaultsTest {
         try (ChainHarness h = harness("{}", "{type: truncate, at: 1KiB}")) {
             h.fromClient(Msg.request(1, "ping"));
             assertThat(h.toServer()).containsExactly(Msg.request(1, "ping"));
-            assertThat(h.events.get(0).detail()).isEqualTo("message of 40 B is not longer than 1024 B; unchanged");
+            assertThat(h.events).isEmpty(); // nothing to do is no injection (see NothingToDoTest)
         }
     }
 
@@ -244,8 +244,7 @@ class MessageFaultsTest {
         try (ChainHarness h = harness("{kind: response}", patch)) {
             h.fromServer(Msg.result(1, tools));
             assertThat(h.toClient()).containsExactly(Msg.result(1, tools));
-            assertThat(h.events.get(0).detail()).isEqualTo("patch not applied, message unchanged: operation 0 "
-                    + "(test /result/tools/1/name): test failed: the value is \"search\"");
+            assertThat(h.events).isEmpty(); // nothing to do is no injection (see NothingToDoTest)
         }
     }
 

@@ -24,8 +24,8 @@ public final class ConnectionHttpActions implements HttpFaultActions {
     }
 
     @Override
-    public void overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
-        ctx.connection().overrideContentType(frame, contentType);
+    public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+        return ctx.connection().overrideContentType(frame, contentType);
     }
 
     @Override

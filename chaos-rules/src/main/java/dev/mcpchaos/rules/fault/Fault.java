@@ -17,7 +17,10 @@ import dev.mcpchaos.core.transport.TransportKind;
  *   <li>{@link FaultContext#drop drop} it (which releases it), possibly after acting on the
  *       connection;</li>
  *   <li>{@link FaultContext#end end} the message after having {@link FaultContext#output output}
- *       its bytes some other way (as pieces, for example), having released the frame.</li>
+ *       its bytes some other way (as pieces, for example), having released the frame;</li>
+ *   <li>say there is {@link FaultContext#nothingToDo nothing to do} to this frame (a message
+ *       already shorter than the cut): it passes untouched and is not an injection. A fault
+ *       whose action would change nothing says so rather than claiming it acted.</li>
  * </ul>
  * It may also {@link FaultContext#output output} extra frames in the message's place (a stray
  * line, a duplicate) and {@link FaultContext#answer answer} the sender. Never block: delays go

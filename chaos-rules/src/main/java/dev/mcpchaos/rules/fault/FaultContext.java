@@ -69,6 +69,21 @@ public interface FaultContext {
     /** Drops the frame (releases it) and ends the message: nothing more leaves in its place. */
     void drop(Frame frame);
 
+    /**
+     * Hands the frame on untouched because this fault has nothing to do to it (a message already
+     * shorter than the cut, a patch whose {@code test} fails): the injection did not happen. It
+     * does not count as injected and does not use up the rule's {@code times}, no
+     * {@link dev.mcpchaos.rules.FaultEvent} is published, and a line on the {@code faults} logger
+     * says why. The next rules that match then apply, as after {@link #proceed}.
+     *
+     * <p>Only instead of acting: a fault that has {@link #output output} or {@link #answer
+     * answered} has done something, and calling this then throws (the frame still goes on).
+     *
+     * @param reason what there was nothing to do about, such as
+     *               {@code message of 36 B is not longer than 1024 B}
+     */
+    void nothingToDo(Frame frame, String reason);
+
     /** Ends the message without a frame: what was {@link #output} so far is all that leaves. */
     void end();
 
@@ -77,6 +92,14 @@ public interface FaultContext {
      * (for faults whose job is to reorder). Call before {@link #output} or {@link #proceed}.
      */
     void detach();
+
+    /**
+     * Runs {@code task} when this message's turn to leave has come: once every message before it
+     * in its direction has left (at once when none waits, or when this one has
+     * {@link #detach detached}). For faults that pace what they write ({@code throttle}), so the
+     * pace starts when the message can leave, not while it waits behind another.
+     */
+    void onTurn(Runnable task);
 
     /**
      * Runs {@code task} on the chain's executor after {@code delay}. If the executor no longer

@@ -21,8 +21,13 @@ public interface HttpFaultActions {
      */
     void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body);
 
-    /** Makes the HTTP response that carries {@code frame} claim {@code contentType}. */
-    void overrideContentType(InterceptorContext ctx, Frame frame, String contentType);
+    /**
+     * Makes the HTTP response that carries {@code frame} claim {@code contentType}.
+     *
+     * @return whether it will: false when that response's head has already left (the events of
+     *         an SSE stream pass after it), so nothing changed
+     */
+    boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType);
 
     /**
      * Expires the session {@code frame} belongs to: from now on its requests are answered 404,

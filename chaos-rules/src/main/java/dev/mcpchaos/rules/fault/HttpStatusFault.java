@@ -1,17 +1,26 @@
 package dev.mcpchaos.rules.fault;
 
+import com.fasterxml.jackson.core.JsonParser;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.internal.Json;
 
+import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * {@code http_status} (HTTP only): the POST that carries the message is answered with
  * {@code status} (and {@code headers}, such as {@code Retry-After}, and {@code body}) instead of
- * being forwarded. Needs {@link HttpFaultActions} from the HTTP transport.
+ * being forwarded. Needs {@link HttpFaultActions} from the HTTP transport. A {@code body} is sent
+ * as {@code application/json} when it is JSON, else as {@code text/plain; charset=utf-8}, unless
+ * {@code headers} give a {@code Content-Type}.
  */
 public final class HttpStatusFault implements Fault {
+
+    private static final String CONTENT_TYPE = "Content-Type";
 
     /**
      * @param status the HTTP status, 100 to 599
@@ -36,10 +45,13 @@ public final class HttpStatusFault implements Fault {
     }
 
     private final Config config;
+    /** The configured headers, with the Content-Type of a body that has none. */
+    private final Map<String, String> headers;
 
     /** A fault with this configuration (validated by the record). */
     public HttpStatusFault(Config config) {
         this.config = Objects.requireNonNull(config, "config");
+        this.headers = withContentType(config.headers, config.body);
     }
 
     static HttpStatusFault create(FaultParams params) {
@@ -60,8 +72,35 @@ public final class HttpStatusFault implements Fault {
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
         ctx.detail("answered HTTP " + config.status);
-        http.respond(ctx.interceptor(), frame, config.status, config.headers, config.body);
+        http.respond(ctx.interceptor(), frame, config.status, headers, config.body);
         ctx.drop(frame);
+    }
+
+    /**
+     * {@code headers} with a Content-Type for a non-empty body when they name none: a JSON body
+     * is {@code application/json}, any other text {@code text/plain; charset=utf-8}. Given
+     * explicitly so the transport's default (JSON) never labels plain text.
+     */
+    static Map<String, String> withContentType(Map<String, String> headers, String body) {
+        if (body.isEmpty() || headers.keySet().stream().anyMatch(CONTENT_TYPE::equalsIgnoreCase)) {
+            return headers;
+        }
+        Map<String, String> all = new LinkedHashMap<>(headers);
+        all.put(CONTENT_TYPE, isJson(body) ? "application/json" : "text/plain; charset=utf-8");
+        return Collections.unmodifiableMap(all);
+    }
+
+    /** Whether {@code text} is one JSON value and nothing else. */
+    private static boolean isJson(String text) {
+        try (JsonParser parser = Json.FACTORY.createParser(text)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.mcpchaos.rules.internal.Text;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,7 +17,9 @@ import java.util.Objects;
  * {@code id_mismatch}: a response carries another id than the request's: {@code id} when given
  * (a number or a string), otherwise one the client never used (the number plus 1000000, or the
  * string with {@code -mismatch} appended). The client then holds a response it cannot match and
- * a request that is never answered. Only the {@code id} value's bytes change.
+ * a request that is never answered. Only the {@code id} value's bytes change. A response whose id
+ * is {@code id} already passes unchanged, and that is not an injection
+ * ({@link FaultContext#nothingToDo}).
  */
 public final class IdMismatchFault implements Fault {
 
@@ -74,14 +77,31 @@ public final class IdMismatchFault implements Fault {
         byte[] json = Edits.bytes(frame);
         Json.Span id = Json.locate(json, List.of("id"));
         if (id == null) {
-            ctx.detail("no id found; unchanged");
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "no id found");
             return;
         }
         String wrong = config.idJson != null ? config.idJson : derived(frame.envelope().id());
+        if (sameId(json, id, wrong)) {
+            ctx.nothingToDo(frame, "the response's id is already " + wrong);
+            return;
+        }
         ctx.detail("id " + Text.id(frame.envelope().id()) + " -> " + wrong);
         byte[] changed = Json.splice(json, id.start(), id.end(), wrong.getBytes(StandardCharsets.UTF_8));
         ctx.proceed(Edits.replace(ctx, frame, changed));
+    }
+
+    /** Whether the id at {@code span} is {@code wrongJson} already (numbers by value: 5 is 5.0). */
+    private static boolean sameId(byte[] json, Json.Span span, String wrongJson) {
+        try {
+            JsonNode present = Json.MAPPER.readTree(Arrays.copyOfRange(json, span.start(), span.end()));
+            JsonNode wrong = Json.MAPPER.readTree(wrongJson);
+            if (present.isNumber() && wrong.isNumber()) {
+                return present.decimalValue().compareTo(wrong.decimalValue()) == 0;
+            }
+            return present.equals(wrong);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** An id the client did not use, derived from the real one, as JSON text. */

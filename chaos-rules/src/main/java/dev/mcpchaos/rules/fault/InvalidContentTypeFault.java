@@ -8,7 +8,10 @@ import java.util.Objects;
 /**
  * {@code invalid_content_type} (HTTP only): the response that carries the message claims
  * {@code content_type} (default {@code text/html}), which its body is not. Needs
- * {@link HttpFaultActions} from the HTTP transport.
+ * {@link HttpFaultActions} from the HTTP transport. On a request, or on a JSON response, the
+ * response's head is still to come; on an event of an SSE stream it has already left, so the
+ * fault has nothing to do there ({@link FaultContext#nothingToDo}): the event passes and the
+ * rule does not count it as injected.
  */
 public final class InvalidContentTypeFault implements Fault {
 
@@ -50,8 +53,12 @@ public final class InvalidContentTypeFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
+        if (!http.overrideContentType(ctx.interceptor(), frame, config.contentType)) {
+            ctx.nothingToDo(frame, "the response's head has already left (as on an SSE stream): its content type"
+                    + " can no longer change");
+            return;
+        }
         ctx.detail("content type claimed: " + config.contentType);
-        http.overrideContentType(ctx.interceptor(), frame, config.contentType);
         ctx.proceed(frame);
     }
 

@@ -21,8 +21,9 @@ import java.util.Set;
  * {@code remove}, {@code replace}, {@code move}, {@code copy}, {@code test}): remove a tool from a
  * {@code tools/list} result, drop a required property, rename a field, change a type. Only this
  * message is parsed (into a tree), patched and written again. The patch applies whole or not at
- * all: when an operation fails (a {@code test} that does not hold, a path that is not there) the
- * message passes unchanged and the event says which operation failed.
+ * all: when an operation fails (a {@code test} that does not hold, a path that is not there), or
+ * the patch changes nothing, the message passes unchanged and that is not an injection
+ * ({@link FaultContext#nothingToDo}; the fault log says which operation failed).
  */
 public final class MutateFault implements Fault {
 
@@ -130,17 +131,21 @@ public final class MutateFault implements Fault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
+        JsonNode message;
         JsonNode patched;
         try {
-            JsonNode message = Json.MAPPER.readTree(Edits.bytes(frame));
+            message = Json.MAPPER.readTree(Edits.bytes(frame));
             patched = JsonPatch.apply(message, config.patch);
         } catch (JsonPatch.PatchException e) {
-            ctx.detail("patch not applied, message unchanged: " + e.getMessage());
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "patch not applied: " + e.getMessage());
             return;
         } catch (IOException e) {
-            ctx.detail("not JSON, message unchanged");
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "not JSON");
+            return;
+        }
+        if (patched.equals(message)) {
+            // Only tests that held, or a replace with the value already there: no drift to inject.
+            ctx.nothingToDo(frame, "the patch changes nothing in this message");
             return;
         }
         if (patched.isMissingNode()) {

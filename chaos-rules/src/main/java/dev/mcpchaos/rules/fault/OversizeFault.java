@@ -14,7 +14,8 @@ import java.util.Objects;
  * the peer's size limits. The padding is a string of {@code x} in {@code _meta} (MCP's place for
  * extra data) as {@code "dev.mcpchaos/padding"}: in {@code params._meta} of a request or
  * notification, in {@code result._meta} of a response (added when absent); for an error
- * response, in a top-level {@code _meta}. A message already that large passes unchanged.
+ * response, in a top-level {@code _meta}. A message already that large passes unchanged, and
+ * that is not an injection ({@link FaultContext#nothingToDo}).
  */
 public final class OversizeFault implements Fault {
 
@@ -60,15 +61,13 @@ public final class OversizeFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         if (frame.contentLength() >= config.size) {
-            ctx.detail("message of " + frame.contentLength() + " B is already >= " + config.size + " B; unchanged");
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "message of " + frame.contentLength() + " B is already >= " + config.size + " B");
             return;
         }
         byte[] json = Edits.bytes(frame);
         Insertion insertion = insertionPoint(json, frame.envelope().kind());
         if (insertion == null) {
-            ctx.detail("not a JSON object; unchanged");
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "not a JSON object");
             return;
         }
         byte[] open = insertion.open.getBytes(StandardCharsets.UTF_8);

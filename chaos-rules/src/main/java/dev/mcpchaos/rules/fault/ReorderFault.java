@@ -1,12 +1,15 @@
 package dev.mcpchaos.rules.fault;
 
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.rules.internal.Text;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.SplittableRandom;
 
@@ -86,8 +89,9 @@ public final class ReorderFault implements Fault {
         Window window = windows.of(frame.direction());
         window.held.add(new Held(ctx, frame));
         if (window.held.size() >= config.window) {
+            List<Held> arrived = List.copyOf(window.held);
             List<Held> released = window.take(ctx.random());
-            ctx.detail("window of " + config.window + " full; released " + sequences(released));
+            ctx.detail("window of " + config.window + " full; released " + names(released, arrived));
             handOn(released);
             return;
         }
@@ -140,13 +144,40 @@ public final class ReorderFault implements Fault {
         }
     }
 
-    /** {@code #4, #2, #3}: the frames' sequence numbers in release order. */
-    private static String sequences(List<Held> released) {
-        StringBuilder sb = new StringBuilder();
+    /**
+     * The released messages in release order, by what a reader of the traffic can find them by:
+     * {@code ids 5, 4, 3} when all have ids; otherwise each by its id ({@code id 5}) or, for a
+     * notification, its method. When names repeat (three progress notifications), their places
+     * in the order they were held follow: {@code (held 2nd, 3rd, 1st)}.
+     */
+    private static String names(List<Held> released, List<Held> arrived) {
+        boolean allIds = true;
         for (Held h : released) {
-            sb.append(sb.length() == 0 ? "#" : ", #").append(h.frame.sequence());
+            allIds &= h.frame.envelope().hasId();
+        }
+        List<String> names = new ArrayList<>(released.size());
+        for (Held h : released) {
+            Envelope envelope = h.frame.envelope();
+            String name = envelope.hasId() ? (allIds ? "" : "id ") + Text.id(envelope.id())
+                    : h.frame.method() != null ? h.frame.method() : envelope.kind().name().toLowerCase(Locale.ROOT);
+            names.add(name);
+        }
+        StringBuilder sb = new StringBuilder(allIds ? "ids " : "").append(String.join(", ", names));
+        if (new HashSet<>(names).size() < names.size()) {
+            sb.append(" (held ");
+            for (int i = 0; i < released.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(ordinal(arrived.indexOf(released.get(i)) + 1));
+            }
+            sb.append(')');
         }
         return sb.toString();
+    }
+
+    private static String ordinal(int n) {
+        int mod100 = n % 100;
+        String suffix = mod100 >= 11 && mod100 <= 13 ? "th"
+                : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+        return n + suffix;
     }
 
     /** A random permutation of {@code 0..n-1} that, for n >= 2, is never the identity. */

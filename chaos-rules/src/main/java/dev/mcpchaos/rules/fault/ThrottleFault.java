@@ -15,13 +15,18 @@ import java.util.Objects;
 /**
  * {@code throttle}: the message is written slowly, in pieces: {@code chunk} bytes every
  * {@code interval}, or {@code rate} bytes per second (in pieces of a tenth of the rate, at least
- * one byte, so about ten a second). The first piece leaves at once; the last one carries the
- * line delimiter, so the peer sees a line that arrives a piece at a time. Later messages in the
- * same direction wait until the last piece is out.
+ * one byte, so about ten a second). The first piece leaves when the message's turn comes (the
+ * messages before it in its direction have left), or, when the one before was throttled by
+ * this rule too, an interval after that one's last piece, so back-to-back messages keep the rate
+ * together; the last piece carries the line delimiter, so the peer sees a line that arrives a
+ * piece at a time. Later messages in the same direction wait until the last piece is out. A
+ * message that fits in one piece has nothing to throttle: it passes, not counted as injected
+ * ({@link FaultContext#nothingToDo}).
  *
  * <p>On stdio each piece is handed to the writer as a frame of its own with exact bytes, so
- * interceptors after this one see the pieces. On other transports the message is held for as
- * long as writing it at that rate would take, then sent whole.
+ * interceptors after this one see the pieces. On other transports the message is held, from its
+ * turn on, for as long as writing it at that rate would take (its last piece's time), then sent
+ * whole.
  */
 public final class ThrottleFault implements Fault {
 
@@ -104,11 +109,23 @@ public final class ThrottleFault implements Fault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        if (ctx.transport() != TransportKind.STDIO) {
-            long pieces = (frame.contentLength() + config.chunk - 1) / config.chunk;
-            Duration delay = config.interval.multipliedBy(Math.max(0, pieces - 1));
-            ctx.detail("held " + Text.duration(delay) + " (" + frame.contentLength() + " B at the throttled rate)");
-            ctx.schedule(delay, () -> ctx.proceed(frame));
+        boolean stdio = ctx.transport() == TransportKind.STDIO;
+        // On stdio the delimiter is written too, in the last piece.
+        long bytes = !stdio ? frame.contentLength()
+                : frame.isOriginal() ? frame.wire().readableBytes() : frame.contentLength() + 1L;
+        long pieces = (bytes + config.chunk - 1) / config.chunk;
+        if (pieces <= 1) {
+            ctx.nothingToDo(frame, "message of " + bytes + " B fits in one piece of " + config.chunk + " B");
+            return;
+        }
+        Link link = ctx.sessionState(Links::new).of(frame.direction());
+        if (!stdio) {
+            Duration hold = config.interval.multipliedBy(pieces - 1);
+            ctx.detail("held " + Text.duration(hold) + " (" + bytes + " B at the throttled rate)");
+            ctx.onTurn(() -> ctx.schedule(Duration.ofNanos(link.wait(ctx) + hold.toNanos()), () -> {
+                link.used(ctx);
+                ctx.proceed(frame);
+            }));
             return;
         }
         ByteBuf all;
@@ -119,12 +136,51 @@ public final class ThrottleFault implements Fault {
             all = ctx.alloc().buffer(frame.contentLength() + 1)
                     .writeBytes(content, content.readerIndex(), content.readableBytes()).writeByte('\n');
         }
-        Piece first = new Piece(ctx, all, frame.envelope(), frame.answers(), frame);
+        Piece first = new Piece(ctx, all, frame.envelope(), frame.answers(), frame, link);
         frame.release();
-        long pieces = (all.readableBytes() + config.chunk - 1) / config.chunk;
         ctx.detail("written in " + pieces + " pieces of up to " + config.chunk + " B, one every "
                 + Text.duration(config.interval));
-        first.writeFrom(0);
+        // The pace starts when the message may leave: paced while it waited behind another, its
+        // pieces would pile up and leave together.
+        ctx.onTurn(() -> {
+            long wait = link.wait(ctx);
+            if (wait > 0) {
+                ctx.schedule(Duration.ofNanos(wait), () -> first.writeFrom(0));
+            } else {
+                first.writeFrom(0);
+            }
+        });
+    }
+
+    /**
+     * The throttled link of one session and direction, shared by the messages this rule throttles
+     * there: a message that follows another on it starts an interval after the other's last
+     * piece, so the two together keep the rate too.
+     */
+    private final class Link {
+        private boolean used;
+        private long nextPieceNanos;
+
+        /** How long until a piece may go on the link, in nanoseconds; 0 when it may now. */
+        long wait(FaultContext ctx) {
+            return used ? Math.max(0, nextPieceNanos - ctx.executor().ticker().nanoTime()) : 0;
+        }
+
+        /** A piece went on the link now. */
+        void used(FaultContext ctx) {
+            used = true;
+            nextPieceNanos = ctx.executor().ticker().nanoTime() + config.interval.toNanos();
+        }
+    }
+
+    /** One session's links, one per direction. */
+    private final class Links {
+        private final Link toServer = new Link();
+        private final Link toClient = new Link();
+
+        Link of(Direction direction) {
+            return direction == Direction.CLIENT_TO_SERVER ? toServer : toClient;
+        }
     }
 
     /** Writes one piece, then schedules the next. */
@@ -136,8 +192,9 @@ public final class ThrottleFault implements Fault {
         private final Direction direction;
         private final long sequence;
         private final Object route;
+        private final Link link;
 
-        Piece(FaultContext ctx, ByteBuf all, Envelope envelope, Envelope answers, Frame frame) {
+        Piece(FaultContext ctx, ByteBuf all, Envelope envelope, Envelope answers, Frame frame, Link link) {
             this.ctx = ctx;
             this.all = all;
             this.envelope = envelope;
@@ -145,6 +202,7 @@ public final class ThrottleFault implements Fault {
             this.direction = frame.direction();
             this.sequence = frame.sequence();
             this.route = frame.route();
+            this.link = link;
         }
 
         void writeFrom(int offset) {
@@ -154,6 +212,7 @@ public final class ThrottleFault implements Fault {
                     sequence);
             piece.answers(answers);
             piece.route(route);
+            link.used(ctx);
             ctx.output(piece);
             int next = offset + n;
             if (next >= all.readableBytes()) {

@@ -9,7 +9,7 @@ import java.util.Objects;
  * {@code truncate}: the message is cut short, keeping the frame delimiter, so the peer reads a
  * complete line (or SSE event) holding incomplete JSON. The cut is at {@code at} bytes, or at
  * {@code fraction} of the message's length (default 0.5); a message no longer than {@code at}
- * passes unchanged. The cut is by bytes and may split a UTF-8 sequence, as a real cut would.
+ * passes unchanged, and that is not an injection ({@link FaultContext#nothingToDo}). The cut is by bytes and may split a UTF-8 sequence, as a real cut would.
  */
 public final class TruncateFault implements Fault {
 
@@ -58,8 +58,7 @@ public final class TruncateFault implements Fault {
         int length = frame.contentLength();
         long cut = config.at >= 0 ? config.at : (long) Math.floor(length * config.fraction);
         if (cut >= length) {
-            ctx.detail("message of " + length + " B is not longer than " + cut + " B; unchanged");
-            ctx.proceed(frame);
+            ctx.nothingToDo(frame, "message of " + length + " B is not longer than " + cut + " B");
             return;
         }
         ByteBuf content = frame.content();

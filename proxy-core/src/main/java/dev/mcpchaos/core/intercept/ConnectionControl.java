@@ -41,9 +41,11 @@ public interface ConnectionControl {
      * For a request frame it applies to the response head still to come; for a JSON response
      * frame, to that response. An SSE response's head has already left when its events pass.
      *
+     * @return whether the response will claim it: false when its head has already left (an SSE
+     *         stream's events) or there is no response to change
      * @throws UnsupportedOperationException on a transport without HTTP
      */
-    default void overrideContentType(Frame at, String contentType) {
+    default boolean overrideContentType(Frame at, String contentType) {
         throw new UnsupportedOperationException("overrideContentType: only the http transport has content types");
     }
 

@@ -102,6 +102,7 @@ class HttpRulesEndToEndTest {
         assertThat(busy.statusCode()).isEqualTo(503);
         assertThat(busy.headers().firstValue("Retry-After")).hasValue("3");
         assertThat(busy.body()).isEqualTo("busy");
+        assertThat(busy.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
         HttpResponse<String> echo = post(call(3, "echo", "{\"text\":\"hi\"}"));
         assertThat(echo.statusCode()).isEqualTo(200);
         assertThat(echo.body()).contains("\"text\":\"hi\"");

@@ -1231,9 +1231,18 @@ final class Exchange implements HeaderSource {
         }
     }
 
-    /** A fault makes the response claim another content type. */
-    void overrideContentType(String contentType) {
+    /**
+     * A fault makes the response claim another content type; false when the response head has
+     * already left (an SSE stream's) or none will.
+     */
+    boolean overrideContentType(String contentType) {
+        // Read off the loop too: a frame reaches the chain after the head it follows was written,
+        // so a head that left is seen; a head still to come waits for the frame the chain holds.
+        if (responded || done) {
+            return false;
+        }
         onLoop(null, () -> contentTypeOverride = contentType);
+        return true;
     }
 
     private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {

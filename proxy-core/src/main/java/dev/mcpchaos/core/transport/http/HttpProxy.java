@@ -242,11 +242,9 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
-        public void overrideContentType(Frame at, String contentType) {
+        public boolean overrideContentType(Frame at, String contentType) {
             Exchange exchange = (Exchange) at.route();
-            if (exchange != null) {
-                exchange.overrideContentType(contentType);
-            }
+            return exchange != null && exchange.overrideContentType(contentType);
         }
 
         @Override

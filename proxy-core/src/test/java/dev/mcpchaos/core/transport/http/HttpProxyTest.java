@@ -541,6 +541,24 @@ class HttpProxyTest {
     }
 
     @Test
+    void aJsonResponseCanClaimAnotherContentTypeButNotAnSseStreamWhoseHeadLeft() throws Exception {
+        List<String> claimed = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().interceptor((ctx, frame) -> {
+            if (frame.direction() == Direction.SERVER_TO_CLIENT) {
+                claimed.add(frame.envelope().kind() + " " + ctx.connection().overrideContentType(frame, "text/html"));
+            }
+            ctx.forward(frame);
+        }).start();
+        HttpResponse<String> json = post(INIT);
+        assertThat(json.headers().firstValue("Content-Type")).hasValue("text/html");
+        releaseSecondEvent.countDown();
+        HttpResponse<String> sse = client.send(searchCall(), HttpResponse.BodyHandlers.ofString());
+        assertThat(sse.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+        assertThat(sse.body()).contains("\"progress\":1", "\"id\":2");
+        assertThat(claimed).containsExactly("RESPONSE true", "NOTIFICATION false", "RESPONSE false");
+    }
+
+    @Test
     void anExpiredSessionIsAnswered404ByTheProxy() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean expireNext = new java.util.concurrent.atomic.AtomicBoolean();
         proxy = proxyBuilder().interceptor((ctx, frame) -> {
