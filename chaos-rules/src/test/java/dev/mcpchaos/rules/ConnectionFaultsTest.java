@@ -53,10 +53,11 @@ class ConnectionFaultsTest {
         List<String> actions = new ArrayList<>();
         HttpFaultActions http = new HttpFaultActions() {
             @Override
-            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
-                                String body) {
+            public boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                   String body) {
                 actions.add("respond " + status + " " + new TreeMap<>(headers) + " " + body + " to "
                         + frame.envelope().id());
+                return true;
             }
 
             @Override
@@ -66,8 +67,9 @@ class ConnectionFaultsTest {
             }
 
             @Override
-            public void expireSession(InterceptorContext ctx, Frame frame) {
+            public boolean expireSession(InterceptorContext ctx, Frame frame) {
                 actions.add("expire " + ctx.session().id());
+                return true;
             }
         };
         String yaml = "rules:\n"
@@ -93,9 +95,10 @@ class ConnectionFaultsTest {
         List<String> responses = new ArrayList<>();
         HttpFaultActions http = new HttpFaultActions() {
             @Override
-            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
-                                String body) {
+            public boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                   String body) {
                 responses.add(frame.envelope().id() + " " + new TreeMap<>(headers));
+                return true;
             }
 
             @Override
@@ -104,7 +107,7 @@ class ConnectionFaultsTest {
             }
 
             @Override
-            public void expireSession(InterceptorContext ctx, Frame frame) {
+            public boolean expireSession(InterceptorContext ctx, Frame frame) {
                 throw new AssertionError("not a session_expire rule");
             }
         };

@@ -179,8 +179,8 @@ class NothingToDoTest {
         List<String> claimed = new ArrayList<>();
         HttpFaultActions http = new HttpFaultActions() {
             @Override
-            public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
-                                String body) {
+            public boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                                   String body) {
                 throw new AssertionError("not an http_status rule");
             }
 
@@ -194,7 +194,7 @@ class NothingToDoTest {
             }
 
             @Override
-            public void expireSession(InterceptorContext ctx, Frame frame) {
+            public boolean expireSession(InterceptorContext ctx, Frame frame) {
                 throw new AssertionError("not a session_expire rule");
             }
         };

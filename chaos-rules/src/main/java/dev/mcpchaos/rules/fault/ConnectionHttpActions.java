@@ -19,8 +19,8 @@ public final class ConnectionHttpActions implements HttpFaultActions {
     }
 
     @Override
-    public void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body) {
-        ctx.connection().respondHttp(frame, status, headers, ByteBufUtil.writeUtf8(ctx.alloc(), body));
+    public boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body) {
+        return ctx.connection().respondHttp(frame, status, headers, ByteBufUtil.writeUtf8(ctx.alloc(), body));
     }
 
     @Override
@@ -29,7 +29,7 @@ public final class ConnectionHttpActions implements HttpFaultActions {
     }
 
     @Override
-    public void expireSession(InterceptorContext ctx, Frame frame) {
-        ctx.connection().expireSession(frame);
+    public boolean expireSession(InterceptorContext ctx, Frame frame) {
+        return ctx.connection().expireSession(frame);
     }
 }

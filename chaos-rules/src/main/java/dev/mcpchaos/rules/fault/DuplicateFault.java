@@ -44,6 +44,10 @@ public final class DuplicateFault implements Fault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
+        if (ctx.connection().carriesOneMessage(frame)) {
+            ctx.nothingToDo(frame, "it travels in an HTTP body that carries one message (a JSON answer)");
+            return;
+        }
         ctx.detail("sent " + (1 + config.copies) + " times");
         // The copies go first: they are byte for byte the message, so the peer cannot tell, and a
         // later rule that rewrites the message then changes the last one it sees.

@@ -18,8 +18,11 @@ public interface HttpFaultActions {
     /**
      * Answers the HTTP request that carried {@code frame} with this status, headers and body
      * instead of forwarding it. The fault drops the frame afterwards.
+     *
+     * @return whether it will: false when the response has already begun (an SSE stream's
+     *         events pass after its head), so nothing was answered
      */
-    void respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body);
+    boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body);
 
     /**
      * Makes the HTTP response that carries {@code frame} claim {@code contentType}.
@@ -32,6 +35,8 @@ public interface HttpFaultActions {
     /**
      * Expires the session {@code frame} belongs to: from now on its requests are answered 404,
      * as for an unknown session.
+     *
+     * @return whether there was a session to expire: false for a request without one
      */
-    void expireSession(InterceptorContext ctx, Frame frame);
+    boolean expireSession(InterceptorContext ctx, Frame frame);
 }

@@ -36,7 +36,10 @@ public final class SessionExpireFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
-        http.expireSession(ctx.interceptor(), frame);
+        if (!http.expireSession(ctx.interceptor(), frame)) {
+            ctx.nothingToDo(frame, "the request belongs to no session (no Mcp-Session-Id)");
+            return;
+        }
         if (frame.envelope().isRequest()) {
             // The transport answers it 404 with a JSON-RPC error, as it does every later request.
             ctx.detail("session expired; this request answered 404");

@@ -29,9 +29,11 @@ public interface ConnectionControl {
      * instead of forwarding it (or, for a response, instead of the upstream's answer).
      *
      * @param body ownership passes to the transport
+     * @return whether it will answer: false when the response has already begun (an SSE stream),
+     *         and then the body is released
      * @throws UnsupportedOperationException on a transport without HTTP
      */
-    default void respondHttp(Frame at, int status, Map<String, String> headers, ByteBuf body) {
+    default boolean respondHttp(Frame at, int status, Map<String, String> headers, ByteBuf body) {
         body.release();
         throw new UnsupportedOperationException("respondHttp: only the http transport answers with a status");
     }
@@ -53,9 +55,11 @@ public interface ConnectionControl {
      * HTTP only: expires the session {@code at} belongs to: from now on the proxy answers its
      * requests with 404, as a server does for a session it no longer knows.
      *
+     * @return whether there was a session to expire: false when the request carries none
+     *
      * @throws UnsupportedOperationException on a transport without HTTP sessions
      */
-    default void expireSession(Frame at) {
+    default boolean expireSession(Frame at) {
         throw new UnsupportedOperationException("expireSession: only the http transport has sessions");
     }
 
@@ -66,5 +70,14 @@ public interface ConnectionControl {
      * fault). On stdio nothing ends per message: the default does nothing.
      */
     default void stallResponse(Frame at) {
+    }
+
+    /**
+     * Whether the message {@code at} travels in a body that carries exactly one message, so that
+     * nothing can be sent beside it (a duplicate): on HTTP, a JSON answer. The default, false,
+     * is right for a transport that carries a stream of messages.
+     */
+    default boolean carriesOneMessage(Frame at) {
+        return false;
     }
 }

@@ -59,15 +59,14 @@ import java.util.function.Function;
  * rule is loaded, with its message. A fault type without a row here fails the matrix: a fault
  * cannot be added without saying what a client gets.
  *
- * <p>Cells that fail until another engineer's fix is merged carry a marker ({@link #HELPER_A}): they still run, are reported as aborted while they fail, and fail once they
- * pass, so that the marker is removed with the fix. The table in docs/rules.md ("What a client
+ * <p>A cell that fails until a fix is merged may carry a marker ({@link Expect#awaits}): it still
+ * runs, is reported as aborted while it fails, and fails once it passes, so that the marker is
+ * removed with the fix (none is marked now). The table in docs/rules.md ("What a client
  * experiences") is this matrix in prose.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FaultMatrixTest {
 
-    /** Helper A's fixes: no-op faults not counted as injected; http_status's content type. */
-    static final String HELPER_A = "awaits helper-a";
 
     private static final int CONCURRENT_CELLS = 6;
     private static final ExecutorService POOL = Executors.newFixedThreadPool(CONCURRENT_CELLS, r -> {
@@ -227,7 +226,7 @@ class FaultMatrixTest {
                 // The copy goes upstream on a connection of its own; its answer is discarded.
                 case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.upstreamAnyOrder(T_CALL, T_CALL, W_CALL, PING);
                 // A JSON body holds one message: the client can get one copy, so the account must
-                // not claim two (today: "sent 2 times", counted).
+                // not claim two (before #14's fix: "sent 2 times", counted).
                 case HTTP_JSON_ANSWER -> Expect.of(s).noOp("duplicate", "sent 2 times");
                 case HTTP_SSE_FINAL -> e.answer("target", sse(CLEAN, PRIMING_T, ev("t-1", T_RESULT),
                         ev("t-1", T_RESULT)));
@@ -354,12 +353,11 @@ class FaultMatrixTest {
             return switch (s) {
                 case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
                         Expect.refused(s, String.format(HTTP_ONLY, "http_status"));
-                case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", busy).upstream(W_CALL, PING)
-                        .awaits(HELPER_A);
+                case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", busy).upstream(W_CALL, PING);
                 // Instead of the upstream's answer.
-                case HTTP_JSON_ANSWER -> e.answer("target", busy).awaits(HELPER_A);
+                case HTTP_JSON_ANSWER -> e.answer("target", busy);
                 // The answer's head has left: no status can be given any more, so the event must
-                // pass (today it is dropped, and counted as "answered HTTP 503").
+                // pass (before #14's fix it was dropped, and counted as "answered HTTP 503").
                 case HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_GET_EVENT -> Expect.of(s).noOp("http_status", "answered HTTP");
             };
         });
@@ -373,7 +371,7 @@ class FaultMatrixTest {
                 case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SESSIONLESS_POST -> e.answer("target", html);
                 // The stream's head has left: nothing to claim; passes, not counted.
                 case HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_GET_EVENT ->
-                        Expect.of(s).noOp("invalid_content_type", "content type claimed").awaits(HELPER_A);
+                        Expect.of(s).noOp("invalid_content_type", "content type claimed");
             };
         });
 
@@ -386,12 +384,12 @@ class FaultMatrixTest {
                 case STDIO_SERVER_NOTIFICATION -> e.lines(T_RESULT);
                 case STDIO_SERVER_REQUEST -> e.lines(NOTE_AFTER).server(ASK);
                 // The upstream connection is gone before an answer: the proxy says so, as for an
-                // upstream that closed (today the client is left waiting for ever).
+                // upstream that closed (before #14's fix the client was left waiting for ever).
                 case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", badGateway(1))
                         .upstream(W_CALL, PING);
                 case HTTP_JSON_ANSWER -> e.answer("target", badGateway(1));
                 // Mid-stream: the stream ends abruptly after what came before, as an upstream
-                // that closes mid-stream ends it (today it ends cleanly, as if complete).
+                // that closes mid-stream ends it (before #14's fix it ended cleanly, as if complete).
                 case HTTP_SSE_FINAL, HTTP_SSE_MID -> e.answer("target", sse(CUT, PRIMING_T));
                 case HTTP_GET_EVENT -> e.answer("get", sse(CUT, PRIMING_G));
             };
@@ -407,8 +405,8 @@ class FaultMatrixTest {
                 case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", closedNoBytes())
                         .upstream(W_CALL, PING);
                 case HTTP_JSON_ANSWER -> e.answer("target", closedNoBytes());
-                // What came before the cut arrives, then the stream ends abruptly (today the
-                // priming event sent before the cut is lost with the connection).
+                // What came before the cut arrives, then the stream ends abruptly (before #14's
+                // fix the priming event sent before the cut was lost with the connection).
                 case HTTP_SSE_FINAL, HTTP_SSE_MID -> e.answer("target", sse(CUT, PRIMING_T));
                 case HTTP_GET_EVENT -> e.answer("get", sse(CUT, PRIMING_G));
             };
@@ -424,7 +422,7 @@ class FaultMatrixTest {
                 case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", hanging()).upstream(W_CALL, PING);
                 case HTTP_JSON_ANSWER -> e.answer("target", hanging());
                 // The answer is swallowed and the exchange left hanging, so the client waits for
-                // its own timeout (today the stream ends at once, as for drop).
+                // its own timeout (before #14's fix the stream ended at once, as for drop).
                 case HTTP_SSE_FINAL -> e.answer("target", sse(OPEN, PRIMING_T));
                 case HTTP_SSE_MID -> e.answer("target", sse(CLEAN, PRIMING_T, ev("t-2", T_RESULT)));
                 case HTTP_GET_EVENT -> e.answer("get", sse(CLEAN, PRIMING_G, ev("g-2", NOTE_W)));
@@ -472,8 +470,8 @@ class FaultMatrixTest {
                 case STDIO_SERVER_RESPONSE -> e.lines(stray, T_RESULT, W_RESULT);
                 case STDIO_SERVER_NOTIFICATION -> e.lines(stray, PROGRESS, T_RESULT);
                 case STDIO_SERVER_REQUEST -> e.lines(stray, ROOTS, NOTE_AFTER, ASK_ANSWERED);
-                // The text leads the POST's body, as it leads a JSON answer's (today it goes
-                // upstream as a POST of its own, and the request as a duplicate whose answer is discarded).
+                // The text leads the POST's body, as it leads a JSON answer's (before #14's fix it
+                // went upstream as a POST of its own, the request as a discarded duplicate).
                 case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.upstream(stray + "\n" + T_CALL, W_CALL, PING)
                         .answer("target", status(400, "application/json", PARSE_ERROR, Map.of()));
                 case HTTP_JSON_ANSWER -> e.answer("target", json(stray + "\n" + T_RESULT));
@@ -529,7 +527,7 @@ class FaultMatrixTest {
                         .answer("ping", expired(9))
                         .upstream();
                 // No session to expire: a 404 would tell a sessionless client of a session it never
-                // had; the message passes (today: 404, counted).
+                // had; the message passes (before #14's fix: 404, counted).
                 case HTTP_SESSIONLESS_POST -> Expect.of(s).noOp("session_expire", "session expired");
             };
         });

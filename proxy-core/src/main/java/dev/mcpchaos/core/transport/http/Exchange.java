@@ -1194,8 +1194,26 @@ final class Exchange implements HeaderSource {
                 + " expired (injected)", true);
     }
 
-    /** A fault answers this exchange itself with a status of its choice. */
-    void respondWith(int status, Map<String, String> headers, ByteBuf body) {
+    /**
+     * Whether a message travelling in {@code direction} here is the only one its body carries: a
+     * JSON answer (nothing can go beside it). A POST body's copy goes upstream on a connection of
+     * its own, so requests are not.
+     */
+    boolean carriesOneMessage(Direction direction) {
+        return direction == Direction.SERVER_TO_CLIENT && mode == Mode.JSON;
+    }
+
+    /**
+     * A fault answers this exchange itself with a status of its choice; false (and the body
+     * released) when the response has already begun.
+     */
+    boolean respondWith(int status, Map<String, String> headers, ByteBuf body) {
+        // Read off the loop too, as overrideContentType does: a frame reaches the chain after
+        // the head it follows was written.
+        if (responded || done) {
+            body.release();
+            return false;
+        }
         onLoop(null, () -> {
             if (responded || done) {
                 body.release();
@@ -1216,6 +1234,7 @@ final class Exchange implements HeaderSource {
             downstream.writeAndFlush(response);
             complete();
         });
+        return true;
     }
 
     private static boolean isMessage(Frame frame) {

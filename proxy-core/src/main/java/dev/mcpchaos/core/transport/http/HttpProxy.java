@@ -231,14 +231,20 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
-        public void respondHttp(Frame at, int status, Map<String, String> headers,
-                                ByteBuf body) {
+        public boolean respondHttp(Frame at, int status, Map<String, String> headers,
+                                   ByteBuf body) {
             Exchange exchange = (Exchange) at.route();
             if (exchange == null) {
                 body.release();
-                return;
+                return false;
             }
-            exchange.respondWith(status, headers, body);
+            return exchange.respondWith(status, headers, body);
+        }
+
+        @Override
+        public boolean carriesOneMessage(Frame at) {
+            Exchange exchange = (Exchange) at.route();
+            return exchange != null && exchange.carriesOneMessage(at.direction());
         }
 
         @Override
@@ -256,15 +262,17 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
-        public void expireSession(Frame at) {
+        public boolean expireSession(Frame at) {
             Exchange exchange = (Exchange) at.route();
-            if (exchange != null) {
-                sessions.expire(exchange.chain().session().id());
-                if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
-                    // The request that met the fault is answered as every later one of the session is.
-                    exchange.answerExpiredByFault(at.envelope().id());
-                }
+            if (exchange == null || !sessions.isKnown(exchange.chain().session().id())) {
+                return false; // a sessionless request (or one of a session the upstream never named)
             }
+            sessions.expire(exchange.chain().session().id());
+            if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
+                // The request that met the fault is answered as every later one of the session is.
+                exchange.answerExpiredByFault(at.envelope().id());
+            }
+            return true;
         }
     }
 

@@ -122,6 +122,11 @@ final class HttpSessions {
         }
     }
 
+    /** Whether {@code sessionId} names a session the upstream named (and that has not ended). */
+    boolean isKnown(String sessionId) {
+        return chains.containsKey(sessionId);
+    }
+
     /** How many sessions are known. */
     int size() {
         return chains.size();
