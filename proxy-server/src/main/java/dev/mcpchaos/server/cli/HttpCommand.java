@@ -103,9 +103,9 @@ final class HttpCommand implements Callable<Integer> {
                 builder.trustedCa(trustCa);
             }
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw new OptionValueException(e.getMessage());
         }
-        chaos.applyTo(builder, spec.commandLine(), live);
+        chaos.applyTo(builder, live);
         CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {
