@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -94,5 +96,24 @@ class StartErrorsTest {
         Path file = dir.resolve("ev.jsonl"); // its directory exists: the reason is the exception's own
         assertThat(ChaosOptions.whyNotWritable(file, new NoSuchFileException(file.toString(), null, "no space")))
                 .isEqualTo("no space");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            127.0.0.1:3001                    | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            localhost:3001                    | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            mcp.example.com/mcp               | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            ftp://127.0.0.1:3001/mcp          | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:3001/a b         | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            http:///mcp                       | an http:// or https:// URL with a host such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:70000/mcp        | an http:// or https:// URL with a port from 1 to 65535, or none such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:3001/mcp?x=1     | an http:// or https:// URL without a query such as http://127.0.0.1:3001/mcp; clients' query strings pass unchanged
+            http://127.0.0.1:3001/mcp#top     | an http:// or https:// URL without a fragment such as http://127.0.0.1:3001/mcp
+            http://me:pw@127.0.0.1:3001/mcp   | an http:// or https:// URL without user info such as http://127.0.0.1:3001/mcp; clients' Authorization header passes unchanged
+            """)
+    void anUpstreamThatIsNotAnHttpUrlIsRefusedInOneLine(String upstream, String expected) {
+        Run run = main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "off", "--upstream", upstream);
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --upstream: '" + upstream + "' (expected: " + expected + ")\n");
     }
 }
