@@ -276,6 +276,25 @@ class StdioCliIT {
                 .contains("/nonexistent/cmd"));
     }
 
+    @Test
+    void aWorkingDirectoryThatDoesNotExistIsNamedWithExitCode2AndAnExistingOneIsWhereTheServerRuns()
+            throws IOException {
+        Path missing = tempDir.resolve("missing");
+        Run refused = start("stdio", "--quiet", "--cwd", missing.toString(), "--", "cat");
+        refused.closeStdin();
+        assertThat(refused.awaitExit()).isEqualTo(2);
+        assertThat(refused.stdoutBytes()).isEmpty();
+        assertThat(refused.stderrLines()).containsExactly("mcp-chaos: --cwd: '" + missing + "' does not exist "
+                + "(expected: the directory to start the server in)");
+
+        Path there = Files.createDirectory(tempDir.resolve("there"));
+        Run run = start("stdio", "--quiet", "--cwd", there.toString(), "--", "/bin/sh", "-c",
+                "printf '{\"cwd\":\"%s\"}\\n' \"$(pwd)\"");
+        run.closeStdin();
+        assertThat(run.awaitExit()).isZero();
+        assertThat(run.stdout()).isEqualTo("{\"cwd\":\"" + there.toRealPath() + "\"}\n");
+    }
+
     // ---------------------------------------------------------------- shutdown
 
     @Test
