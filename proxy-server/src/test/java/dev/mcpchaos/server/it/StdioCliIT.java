@@ -512,7 +512,7 @@ class StdioCliIT {
 
         assertThat(run.awaitExit()).isZero();
         assertThat(run.stdout())
-                .contains("demo: chaos profile dev/mcpchaos/server/demo-rules.yaml with seed 7")
+                .contains("demo: chaos profile dev/mcpchaos/server/demo-rules.yaml with seed 7 (given)")
                 .contains("demo: initialized: mcp-chaos-demo, protocol 2025-11-25")
                 .contains("demo: tools: echo, add, slow, large")
                 .contains("demo: echo -> hello through mcp-chaos")
@@ -527,8 +527,24 @@ class StdioCliIT {
                 .contains("demo: ping again -> ok")
                 .contains("the server exited with code 0")
                 .contains("demo: repeat this run: mcp-chaos demo --seed 7");
+        assertThat(run.stderr()).contains("seed 7 (given)");
         assertThat(run.stderr()).contains("traffic:");
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: c->s")).isNotEmpty();
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: s->c")).isNotEmpty();
+    }
+
+    @Test
+    void demoWithoutASeedSaysItsSeedWasGeneratedAndHowToRepeatTheRun() {
+        Run run = start("demo");
+        run.closeStdin();
+
+        assertThat(run.awaitExit()).isZero();
+        Matcher announced = Pattern.compile("demo: chaos profile dev/mcpchaos/server/demo-rules\\.yaml with seed "
+                + "(\\d+) \\(generated\\)\n").matcher(run.stdout());
+        assertThat(announced.find()).as("stdout:%n%s", run.stdout()).isTrue();
+        String seed = announced.group(1);
+        assertThat(run.stdout()).contains("demo: repeat this run: mcp-chaos demo --seed " + seed + " ");
+        assertThat(run.stderr()).contains("seed " + seed + " (generated; give it as the seed to repeat this run)")
+                .doesNotContain("(given)");
     }
 }
