@@ -18,6 +18,8 @@ import dev.mcpchaos.rules.fault.FaultRegistry;
 import dev.mcpchaos.rules.fault.InvalidParameterException;
 import dev.mcpchaos.rules.internal.Text;
 import dev.mcpchaos.rules.match.MessageMatch;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -29,6 +31,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads a rule file into a {@link RuleSet}, checking every value on the way. The tree is walked
@@ -142,7 +146,7 @@ final class RuleFileParser {
         try {
             root = (json ? JSON : YAML).readTree(text);
         } catch (JsonProcessingException e) {
-            throw new RuleFileException(source, null, syntaxProblem(e));
+            throw new RuleFileException(source, null, syntaxProblem(e, text));
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new RuleFileException(source, null, "empty (expected: " + expected + ")");
@@ -349,8 +353,19 @@ final class RuleFileParser {
         }
     }
 
-    /** {@code line 3, column 5: <what the parser says>}. */
-    private static String syntaxProblem(JsonProcessingException e) {
+    /** snakeyaml's words for a character that cannot start a token, such as {@code '@'} or a tab. */
+    private static final Pattern CANNOT_START = Pattern.compile("found character '(.+?)' that cannot start any token");
+
+    /**
+     * {@code line 3, column 5: not valid YAML/JSON: <what the parser says>}. For YAML, the place
+     * and the words are snakeyaml's own problem and mark, without its echo of the line and its
+     * caret: jackson's location is that of the last token it read, which may be lines before.
+     */
+    private static String syntaxProblem(JsonProcessingException e, String text) {
+        MarkedYAMLException yaml = markedYamlCause(e);
+        if (yaml != null && yaml.getProblemMark() != null && yaml.getProblem() != null) {
+            return at(yaml.getProblemMark()) + ": not valid YAML/JSON: " + yamlProblem(yaml, text);
+        }
         String message = String.valueOf(e.getOriginalMessage()).trim();
         int newline = message.indexOf('\n');
         if (newline >= 0) {
@@ -360,5 +375,70 @@ final class RuleFileParser {
         String where = location != null && location.getLineNr() > 0
                 ? "line " + location.getLineNr() + ", column " + location.getColumnNr() + ": " : "";
         return where + "not valid " + "YAML/JSON: " + message;
+    }
+
+    private static MarkedYAMLException markedYamlCause(Throwable e) {
+        for (Throwable cause = e; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+            if (cause instanceof MarkedYAMLException marked) {
+                return marked;
+            }
+        }
+        return null;
+    }
+
+    /** {@code line 3, column 12}, counted from 1 (snakeyaml counts from 0). */
+    private static String at(Mark mark) {
+        return "line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1);
+    }
+
+    /** snakeyaml's problem in plain words, with the construct it was reading when it has a start. */
+    private static String yamlProblem(MarkedYAMLException e, String text) {
+        String problem = e.getProblem().lines().findFirst().orElse("").trim();
+        Matcher character = CANNOT_START.matcher(problem);
+        if (character.find()) {
+            // snakeyaml says "(Do not use @ for indentation)" of every such character; only a tab is that.
+            if (character.group(1).equals("\\t(TAB)")) {
+                return onlyIndentationBefore(text, e.getProblemMark()) ? "tabs are not allowed for indentation (use "
+                        + "spaces)" : "a tab cannot start a value (use a space)";
+            }
+            return "'" + character.group(1) + "' cannot start a value (put the value in quotes)";
+        }
+        String context = e.getContext();
+        if (problem.equals("found unexpected end of stream")) {
+            problem = context != null && context.contains("quoted scalar") ? "the file ended before the closing quote"
+                    : "the file ended too soon";
+        }
+        problem = problem.replace("<stream end>", "the end of the file")
+                .replace("<block end>", "the end of the indented block")
+                .replace("'<block mapping start>'", "a new key")
+                .replace("'<block sequence start>'", "a new list");
+        if (context == null || e.getContextMark() == null || !context.startsWith("while ")) {
+            return problem;
+        }
+        return problem + " (in the " + construct(context) + " that starts at " + at(e.getContextMark())
+                + (problem.contains("indented block") ? "; check the indentation" : "") + ")";
+    }
+
+    /** {@code while parsing a flow mapping} -> {@code {...} mapping}. */
+    private static String construct(String context) {
+        String what = context.replaceFirst("^while (parsing|scanning) an? ", "");
+        if (what.endsWith("quoted scalar")) {
+            return "quoted text";
+        }
+        return switch (what) {
+            case "flow mapping" -> "{...} mapping";
+            case "flow sequence" -> "[...] list";
+            case "block mapping" -> "mapping";
+            case "block collection" -> "list"; // snakeyaml's name for a block sequence's entries
+            case "block scalar" -> "block of text";
+            default -> what;
+        };
+    }
+
+    /** Whether only spaces and tabs come before {@code mark} on its line: a tab there indents. */
+    private static boolean onlyIndentationBefore(String text, Mark mark) {
+        String line = text.lines().skip(mark.getLine()).findFirst().orElse("");
+        int end = line.offsetByCodePoints(0, Math.min(mark.getColumn(), line.codePointCount(0, line.length())));
+        return line.substring(0, end).chars().allMatch(c -> c == ' ' || c == '\t');
     }
 }

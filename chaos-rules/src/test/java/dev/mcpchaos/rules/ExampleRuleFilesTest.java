@@ -41,14 +41,15 @@ class ExampleRuleFilesTest {
     }
 
     @Test
-    void slowToolHoldsSearchCallsOnly() {
+    void slowToolHoldsGetSumCallsOnly() {
+        // The tool names are server-everything's: the examples are shown in front of it.
         try (ChainHarness h = new ChainHarness(RuleSet.load(examplesDir().resolve("slow-tool.yaml")), 1)) {
-            h.fromClient(Msg.call(1, "search_web"));
-            h.fromClient(Msg.call(2, "fetch"));
-            assertThat(h.toServer()).isEmpty(); // fetch waits behind the held search call
+            h.fromClient(Msg.call(1, "get-sum"));
+            h.fromClient(Msg.call(2, "echo"));
+            assertThat(h.toServer()).isEmpty(); // echo waits behind the held get-sum call
             h.advanceMillis(30_000);
-            assertThat(h.toServer()).containsExactly(Msg.call(1, "search_web"), Msg.call(2, "fetch"));
-            assertThat(h.events).singleElement().satisfies(e -> assertThat(e.rule()).isEqualTo("slow-search"));
+            assertThat(h.toServer()).containsExactly(Msg.call(1, "get-sum"), Msg.call(2, "echo"));
+            assertThat(h.events).singleElement().satisfies(e -> assertThat(e.rule()).isEqualTo("slow-sum"));
         }
     }
 
@@ -56,21 +57,36 @@ class ExampleRuleFilesTest {
     void flakyToolFailsAboutOneCallInFive() {
         try (ChainHarness h = new ChainHarness(RuleSet.load(examplesDir().resolve("flaky-tool.yaml")), 7)) {
             for (int id = 0; id < 500; id++) {
-                h.fromClient(Msg.call(id, "fetch"));
-                h.fromServer(Msg.textResult(id, "page"));
+                h.fromClient(Msg.call(id, "echo"));
+                h.fromServer(Msg.textResult(id, "Echo: " + id));
             }
             assertThat(h.events).hasSizeBetween(70, 130);
-            assertThat(h.events).extracting(FaultEvent::rule).contains("flaky-fetch-protocol-error",
-                    "flaky-fetch-tool-error");
+            assertThat(h.events).extracting(FaultEvent::rule).contains("flaky-echo-protocol-error",
+                    "flaky-echo-tool-error");
         }
     }
 
+    /** The first tools of server-everything's tools/list, in its order; get-sum is the seventh. */
+    private static final List<String> EVERYTHING_TOOLS = List.of("echo", "get-annotated-message", "get-env",
+            "get-resource-links", "get-resource-reference", "get-structured-content", "get-sum", "get-tiny-image");
+
+    private static String toolList(List<String> names) {
+        return "{\"tools\":[" + String.join(",", names.stream().map(n -> "{\"name\":\"" + n + "\"}").toList()) + "]}";
+    }
+
     @Test
-    void schemaDriftRemovesTheAddTool() {
+    void schemaDriftRemovesGetSumFromServerEverythingsListAndLeavesAnotherListWhole() {
         try (ChainHarness h = new ChainHarness(RuleSet.load(examplesDir().resolve("schema-drift.yaml")), 1)) {
             h.fromClient(Msg.request(1, "tools/list"));
-            h.fromServer(Msg.result(1, "{\"tools\":[{\"name\":\"echo\"},{\"name\":\"add\"}]}"));
-            assertThat(h.toClient()).containsExactly("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"echo\"}]}}");
+            h.fromServer(Msg.result(1, toolList(EVERYTHING_TOOLS)));
+            List<String> without = EVERYTHING_TOOLS.stream().filter(n -> !n.equals("get-sum")).toList();
+            // The twin: a list whose seventh tool is another keeps it (the patch's test guards the removal).
+            List<String> other = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+            h.fromClient(Msg.request(2, "tools/list"));
+            h.fromServer(Msg.result(2, toolList(other)));
+            assertThat(h.toClient()).containsExactly(
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + toolList(without) + "}",
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":" + toolList(other) + "}");
         }
     }
 

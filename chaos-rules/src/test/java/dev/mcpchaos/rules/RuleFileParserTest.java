@@ -326,6 +326,39 @@ class RuleFileParserTest {
     }
 
     @Test
+    void yamlSyntaxErrorsSayTheParsersProblemAtItsLineAndColumn() {
+        // A tab where the indentation is: the parser's own location lags behind (line 2), its mark does not.
+        assertThatThrownBy(() -> RuleSet.parse("rules:\n  - name: a\n\tfault: {type: drop}\n", "rules.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("rules.yaml: line 3, column 1: not valid YAML/JSON: tabs are not allowed for indentation "
+                        + "(use spaces)");
+        // A flow mapping left open: where the file ended, and where the mapping began.
+        assertThatThrownBy(() -> RuleSet.parse("rules:\n  - name: a\n    fault: {type: drop\n", "rules.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("rules.yaml: line 4, column 1: not valid YAML/JSON: expected ',' or '}', but got the end "
+                        + "of the file (in the {...} mapping that starts at line 3, column 12)");
+        // The same rule, written correctly, is read.
+        RuleSet good = RuleSet.parse("rules:\n  - name: a\n    fault: {type: drop}\n", "rules.yaml");
+        assertThat(good.rules()).extracting(Rule::name).containsExactly("a");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            tab before a value      | "a:\\tb"                  | line 1, column 3: not valid YAML/JSON: a tab cannot start a value (use a space)
+            reserved character      | "a: @x"                    | line 1, column 4: not valid YAML/JSON: '@' cannot start a value (put the value in quotes)
+            unclosed quote          | "a: 'b"                    | line 2, column 1: not valid YAML/JSON: the file ended before the closing quote (in the quoted text that starts at line 1, column 4)
+            unclosed flow sequence  | "a: [1, 2\\nb: 3"          | line 2, column 2: not valid YAML/JSON: expected ',' or ']', but got : (in the [...] list that starts at line 1, column 4)
+            two values on a line    | "a: b: c"                  | line 1, column 5: not valid YAML/JSON: mapping values are not allowed here
+            key indented too little | "r:\\n  - n: a\\n   f: 1"     | line 3, column 4: not valid YAML/JSON: expected the end of the indented block, but found a new key (in the list that starts at line 2, column 3; check the indentation)
+            """)
+    void otherYamlSyntaxErrorsAreCleanedOfTheParsersNoise(String what, String yaml, String problem) {
+        String text = yaml.replace("\\t", "\t").replace("\\n", "\n") + "\n";
+        assertThatThrownBy(() -> RuleSet.parse(text, "r.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("r.yaml: " + problem);
+    }
+
+    @Test
     void duplicateKeysAreErrors() {
         assertThatThrownBy(() -> RuleSet.parse("rules:\n  - name: a\n    name: b\n    fault: {type: drop}\n", "d.yaml"))
                 .isInstanceOf(RuleFileException.class)

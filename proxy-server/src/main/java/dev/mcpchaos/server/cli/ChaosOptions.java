@@ -3,7 +3,6 @@ package dev.mcpchaos.server.cli;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.live.LiveConsole;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedOutputStream;
@@ -12,6 +11,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -73,9 +74,9 @@ final class ChaosOptions {
      *
      * @param live the live view, or null: it gets the meters and the faults, and {@code --events -}
      *             is printed above it
-     * @throws CommandLine.ParameterException naming the option, for a value that cannot be used
+     * @throws OptionValueException naming the option, for a value that cannot be used
      */
-    void applyTo(ChaosBuilder<?> builder, CommandLine commandLine, LiveConsole live) {
+    void applyTo(ChaosBuilder<?> builder, LiveConsole live) {
         builder.watchRules(!noWatch);
         if (live != null) {
             live.applyTo(builder);
@@ -92,8 +93,8 @@ final class ChaosOptions {
                 builder.events(out, !events.toString().equals("-"));
             }
         } catch (IOException e) {
-            throw new CommandLine.ParameterException(commandLine, "--events: " + events + " cannot be opened: "
-                    + e.getMessage());
+            throw new OptionValueException("--events: '" + events + "' cannot be opened: " + whyNotWritable(events, e)
+                    + " (expected: a file to append to, or - for stderr)");
         }
         String address = controlAddress();
         if (address != null) {
@@ -106,7 +107,7 @@ final class ChaosOptions {
                     builder.controlToken(token);
                 }
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(commandLine, e.getMessage());
+                throw new OptionValueException(e.getMessage());
             }
         }
     }
@@ -133,6 +134,29 @@ final class ChaosOptions {
     ChaosOptions controlByDefault(String address) {
         this.defaultControl = address;
         return this;
+    }
+
+    /**
+     * Why {@code file} could not be opened for appending, in words: the JDK's exceptions name only
+     * the path ({@code NoSuchFileException: /nonexistent/ev.jsonl}), not which part is wrong.
+     */
+    static String whyNotWritable(Path file, IOException e) {
+        Path parent = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file)) {
+            return "it is a directory";
+        }
+        if (parent != null && !Files.exists(parent)) {
+            return "the directory " + parent + " does not exist";
+        }
+        if (parent != null && !Files.isDirectory(parent)) {
+            return parent + " is not a directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return Files.exists(file) ? "the file is not writable (permission denied)"
+                    : "the directory " + parent + " is not writable (permission denied)";
+        }
+        String reason = e instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.getMessage();
+        return String.valueOf(reason);
     }
 
     /** Opens the event log's destination; null when there is none. */

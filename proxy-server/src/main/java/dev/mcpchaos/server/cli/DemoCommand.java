@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +49,8 @@ final class DemoCommand implements Callable<Integer> {
             description = "Characters of each message to show on stderr. Default: ${DEFAULT-VALUE}.")
     int trafficChars;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the chaos profile. Default: a new one, printed.")
+    @Option(names = "--seed", paramLabel = "N",
+            description = "Seed of the chaos profile. Default: the profile's, else a new one; printed either way.")
     Long seed;
 
     @Option(names = "--no-chaos", description = "Relay without the chaos profile.")
@@ -63,24 +63,28 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
         Pipe toProxy = Pipe.open();
         Pipe fromProxy = Pipe.open();
         McpChaosProxy.StdioBuilder builder = McpChaosProxy.stdio(demoServerCommand())
                 .clientInput(Channels.newInputStream(toProxy.source()))
                 .clientOutput(Channels.newOutputStream(fromProxy.sink()))
                 .logTraffic(trafficChars);
-        if (!noChaos) {
-            builder.rules(profile()).seed(runSeed).faultListener(injected::add);
+        RuleSet profile = noChaos ? null : profile();
+        if (profile != null) {
+            builder.rules(profile).faultListener(injected::add);
+            if (seed != null) {
+                builder.seed(seed); // only then: the engine logs a seed it was given as "given"
+            }
         }
         McpChaosProxy.Running proxy = builder.start();
+        long runSeed = proxy.rules().seed(); // the one the engine draws from, wherever it came from
         Thread reader = startReader(Channels.newInputStream(fromProxy.source()));
         int code;
         try (OutputStream requests = Channels.newOutputStream(toProxy.sink())) {
             out.println("demo: scripted client -> mcp-chaos stdio -> built-in demo server; every message is logged "
                     + "on stderr");
             out.println(noChaos ? "demo: no chaos profile" : "demo: chaos profile " + PROFILE.substring(1)
-                    + " with seed " + runSeed);
+                    + " with seed " + runSeed + " (" + seedOrigin(seed, profile) + ")");
             ObjectNode init = Json.MAPPER.createObjectNode();
             init.put("protocolVersion", "2025-11-25");
             init.putObject("capabilities");
@@ -119,6 +123,14 @@ final class DemoCommand implements Callable<Integer> {
                     + "   (put the proxy in front of your server: mcp-chaos stdio --help)");
         }
         return code;
+    }
+
+    /** Where the seed came from, as the rule engine decides it: the option, the profile, or neither. */
+    static String seedOrigin(Long given, RuleSet profile) {
+        if (given != null) {
+            return "given";
+        }
+        return profile.seed().isPresent() ? "from the profile" : "generated";
     }
 
     /** What the client got for one call. */

@@ -5,6 +5,7 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.live.LiveConsole;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -13,7 +14,9 @@ import sun.misc.Signal;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -22,7 +25,9 @@ import java.util.concurrent.CountDownLatch;
         mixinStandardHelpOptions = true,
         description = {"Proxy MCP's Streamable HTTP transport: listen for clients and relay to the upstream MCP server, "
                 + "message by message; SSE responses are streamed event by event.",
-            "Clients use the same paths on the proxy as on the upstream (/mcp, /sse, /message...)."},
+            "Every request's path passes unchanged to the upstream: the path of --upstream is not prepended, it is "
+                    + "where clients must point on the proxy too (--upstream http://127.0.0.1:3001/mcp: clients use "
+                    + "http://LISTEN/mcp). The proxy logs that URL at start."},
         footer = {"", "Example:", "  mcp-chaos http --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3001/mcp"})
 final class HttpCommand implements Callable<Integer> {
 
@@ -31,8 +36,9 @@ final class HttpCommand implements Callable<Integer> {
     String listen;
 
     @Option(names = "--upstream", paramLabel = "URL", required = true,
-            description = "The MCP server, such as http://127.0.0.1:3001/mcp or https://mcp.example.com/mcp.")
-    URI upstream;
+            description = "The MCP server, such as http://127.0.0.1:3001/mcp or https://mcp.example.com/mcp. Its path "
+                    + "is where clients point on the proxy too: paths pass unchanged.")
+    String upstream;
 
     @Option(names = "--rewrite-host", description = "Send the upstream's host in Host instead of the client's.")
     boolean rewriteHost;
@@ -88,31 +94,9 @@ final class HttpCommand implements Callable<Integer> {
     }
 
     private int run(LiveConsole live) throws Exception {
-        HttpProxyBuilder builder;
-        try {
-            builder = McpChaosProxy.http(upstream)
-                    .listen(parseListen(listen))
-                    .rewriteHost(rewriteHost)
-                    .trustAnyCertificate(trustAny)
-                    .maxRequestBody(toInt(Units.parseSize(maxRequestBody), "--max-request-body"))
-                    .maxSseEventSize(toInt(Units.parseSize(maxSseEvent), "--max-sse-event"))
-                    .maxConnections(maxConnections)
-                    .responseTimeout(Units.parseDuration(responseTimeout))
-                    .idleTimeout(Units.parseDuration(idleTimeout));
-            if (trustCa != null) {
-                builder.trustedCa(trustCa);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-        chaos.applyTo(builder, spec.commandLine(), live);
-        CountDownLatch stop = new CountDownLatch(1);
         HttpProxyBuilder.RunningHttp running;
         try {
-            if (chaos.rules != null) {
-                builder.rules(chaos.rules);
-            }
-            running = builder.start();
+            running = start(live);
         } catch (RuleFileException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return StdioCommand.RULES_REFUSED;
@@ -122,6 +106,7 @@ final class HttpCommand implements Callable<Integer> {
                     + "for another address, or --control off)" : ""));
             return 1;
         }
+        CountDownLatch stop = new CountDownLatch(1);
         try (HttpProxyBuilder.RunningHttp proxy = running) {
             if (live != null) {
                 live.start(proxy.rules());
@@ -136,6 +121,98 @@ final class HttpCommand implements Callable<Integer> {
             stop.await();
         }
         return 0;
+    }
+
+    /**
+     * Starts the proxy these options describe and logs the URL clients must use.
+     *
+     * @param live the live view, or null
+     * @throws OptionValueException for an option's value that cannot be used
+     * @throws RuleFileException when the rule file is refused
+     * @throws IOException when an address cannot be bound
+     */
+    HttpProxyBuilder.RunningHttp start(LiveConsole live) throws IOException {
+        URI upstreamUrl = parseUpstream(upstream);
+        HttpProxyBuilder builder;
+        try {
+            builder = McpChaosProxy.http(upstreamUrl)
+                    .listen(parseListen(listen))
+                    .rewriteHost(rewriteHost)
+                    .trustAnyCertificate(trustAny)
+                    .maxRequestBody(toInt(Units.parseSize(maxRequestBody), "--max-request-body"))
+                    .maxSseEventSize(toInt(Units.parseSize(maxSseEvent), "--max-sse-event"))
+                    .maxConnections(maxConnections)
+                    .responseTimeout(Units.parseDuration(responseTimeout))
+                    .idleTimeout(Units.parseDuration(idleTimeout));
+            if (trustCa != null) {
+                builder.trustedCa(trustCa);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException(e.getMessage());
+        }
+        chaos.applyTo(builder, live);
+        if (chaos.rules != null) {
+            builder.rules(chaos.rules);
+        }
+        HttpProxyBuilder.RunningHttp running = builder.start();
+        // Asked for here, not in a static field: picocli loads this class while logging is still being set up.
+        LoggerFactory.getLogger(HttpCommand.class).info(clientsLine(running.address(), upstreamUrl));
+        return running;
+    }
+
+    /**
+     * The --upstream URL: http or https, with a host, without a query, a fragment or user info
+     * (the proxy would drop them without a word: clients' query strings and Authorization pass
+     * unchanged instead).
+     */
+    static URI parseUpstream(String text) {
+        URI url;
+        try {
+            url = new URI(text);
+        } catch (URISyntaxException e) {
+            throw badUpstream(text, "", "");
+        }
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw badUpstream(text, "", "");
+        }
+        if (url.getHost() == null) {
+            throw badUpstream(text, " with a host", "");
+        }
+        if (url.getPort() == 0 || url.getPort() > 65535) {
+            throw badUpstream(text, " with a port from 1 to 65535, or none", "");
+        }
+        if (url.getRawQuery() != null) {
+            throw badUpstream(text, " without a query", "; clients' query strings pass unchanged");
+        }
+        if (url.getRawFragment() != null) {
+            throw badUpstream(text, " without a fragment", "");
+        }
+        if (url.getRawUserInfo() != null) {
+            throw badUpstream(text, " without user info", "; clients' Authorization header passes unchanged");
+        }
+        return url;
+    }
+
+    private static OptionValueException badUpstream(String text, String kind, String note) {
+        return new OptionValueException("--upstream: '" + text + "' (expected: an http:// or https:// URL" + kind
+                + " such as http://127.0.0.1:3001/mcp" + note + ")");
+    }
+
+    /**
+     * The line that tells where clients must point: the proxy's address with the upstream URL's
+     * path, since request paths pass unchanged and the upstream's path is not prepended.
+     */
+    static String clientsLine(InetSocketAddress listening, URI upstream) {
+        String host = listening.getAddress() != null && listening.getAddress().isAnyLocalAddress()
+                ? "<this host>" : listening.getHostString();
+        if (host.indexOf(':') >= 0) {
+            host = "[" + host + "]"; // IPv6
+        }
+        boolean noPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty();
+        String path = noPath ? "/" : upstream.getRawPath();
+        String to = noPath ? upstream + "/" : upstream.toString();
+        return "clients: http://" + host + ":" + listening.getPort() + path + " -> " + to + " (paths pass unchanged)";
     }
 
     /** {@code HOST:PORT}, {@code :PORT} (all interfaces) or {@code [v6]:PORT}. */

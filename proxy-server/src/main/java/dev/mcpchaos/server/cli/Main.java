@@ -85,7 +85,7 @@ public final class Main implements Runnable {
     private static int execute(CommandLine cli, String... args) {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("mcp-chaos: " + e.getMessage());
-            return 1;
+            return e instanceof OptionValueException ? OptionValueException.EXIT_CODE : 1;
         });
         return cli.execute(args);
     }

@@ -12,6 +12,7 @@ import picocli.CommandLine;
 import sun.misc.Signal;
 
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,7 +28,8 @@ import java.util.concurrent.Callable;
                     + "process's stdin/stdout and the server's, message by message.",
             "Put it in place of the server command in an MCP client's config. Logs go to stderr: "
                     + "stdout carries the protocol.",
-            "Exits with the server's exit code, or 2 when the rules file is refused (the server is then not started)."},
+            "Exits with the server's exit code, 2 when the rules file or an option's value is refused (such as a "
+                    + "--cwd that does not exist), 127 when the command cannot start; the server is then not started."},
         footer = {"", "Examples:", "  mcp-chaos stdio --log-traffic -- npx -y @modelcontextprotocol/server-everything",
             "  mcp-chaos stdio --rules examples/slow-tool.yaml --seed 42 -- npx -y @modelcontextprotocol/server-everything"})
 final class StdioCommand implements Callable<Integer> {
@@ -96,12 +98,12 @@ final class StdioCommand implements Callable<Integer> {
                     .terminateTimeout(Units.parseDuration(terminateTimeout))
                     .environment(environment);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw new OptionValueException(e.getMessage());
         }
         if (directory != null) {
-            builder.directory(directory);
+            builder.directory(requireDirectory(directory));
         }
-        chaos.applyTo(builder, spec.commandLine(), live);
+        chaos.applyTo(builder, live);
         if (live != null) {
             builder.serverErrorOutput(live.stderr()); // the server's log lines above the view, whole
         }
@@ -135,6 +137,19 @@ final class StdioCommand implements Callable<Integer> {
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
         }
+    }
+
+    /**
+     * {@code dir}, when it is a directory. Checked here, before anything starts, so that the
+     * answer names --cwd: starting the server there would fail with the JDK's "No such file or
+     * directory", which reads as if the command were missing.
+     */
+    static Path requireDirectory(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new OptionValueException("--cwd: '" + dir + "' " + (Files.exists(dir) ? "is not a directory"
+                    : "does not exist") + " (expected: the directory to start the server in)");
+        }
+        return dir;
     }
 
     /** Passes TERM and INT on to the server, holding those that come before it started. */

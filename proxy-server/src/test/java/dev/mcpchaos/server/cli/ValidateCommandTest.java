@@ -64,6 +64,26 @@ class ValidateCommandTest {
     }
 
     @Test
+    void aYamlSyntaxErrorSaysTheParsersProblemAtItsLineAndColumn() throws IOException {
+        Path tab = file("rules:\n  - name: x\n\tfault: {type: drop}\n");
+        assertThat(Main.run("validate", tab.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("mcp-chaos: " + tab + ": line 3, column 1: "
+                + "not valid YAML/JSON: tabs are not allowed for indentation (use spaces)\n");
+        err.reset();
+
+        Path open = file("rules:\n  - name: x\n    fault: {type: drop\n");
+        assertThat(Main.run("validate", open.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("mcp-chaos: " + open + ": line 4, column 1: "
+                + "not valid YAML/JSON: expected ',' or '}', but got the end of the file (in the {...} mapping that "
+                + "starts at line 3, column 12)\n");
+        assertThat(out.size()).isZero();
+
+        Path good = file("rules:\n  - name: x\n    fault: {type: drop}\n");
+        assertThat(Main.run("validate", good.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(good + ": 1 rule, valid\n  x: drop\n");
+    }
+
+    @Test
     void aRuleThatCannotWorkOnTheTransportIsRefused() throws IOException {
         Path file = file("rules:\n  - {name: busy, fault: {type: http_status, status: 503}}\n");
         assertThat(Main.run("validate", "--transport", "http", file.toString())).isZero();

@@ -78,6 +78,9 @@ class HttpCliIT {
         Matcher listening = LISTENING.matcher(read(stderr));
         assertThat(listening.find()).isTrue();
         URI endpoint = URI.create("http://127.0.0.1:" + listening.group(1) + "/mcp");
+        // The URL for clients: the proxy's address with the path of --upstream, which is not prepended.
+        String clients = "clients: " + endpoint + " -> " + everything.endpoint() + " (paths pass unchanged)";
+        await().atMost(TIMEOUT).until(() -> read(stderr).contains(clients));
 
         List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
         McpSyncClient client = HttpPeers.sdkClient(endpoint).progressConsumer(progress::add).build();

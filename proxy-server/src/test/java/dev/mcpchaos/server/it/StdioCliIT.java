@@ -276,6 +276,25 @@ class StdioCliIT {
                 .contains("/nonexistent/cmd"));
     }
 
+    @Test
+    void aWorkingDirectoryThatDoesNotExistIsNamedWithExitCode2AndAnExistingOneIsWhereTheServerRuns()
+            throws IOException {
+        Path missing = tempDir.resolve("missing");
+        Run refused = start("stdio", "--quiet", "--cwd", missing.toString(), "--", "cat");
+        refused.closeStdin();
+        assertThat(refused.awaitExit()).isEqualTo(2);
+        assertThat(refused.stdoutBytes()).isEmpty();
+        assertThat(refused.stderrLines()).containsExactly("mcp-chaos: --cwd: '" + missing + "' does not exist "
+                + "(expected: the directory to start the server in)");
+
+        Path there = Files.createDirectory(tempDir.resolve("there"));
+        Run run = start("stdio", "--quiet", "--cwd", there.toString(), "--", "/bin/sh", "-c",
+                "printf '{\"cwd\":\"%s\"}\\n' \"$(pwd)\"");
+        run.closeStdin();
+        assertThat(run.awaitExit()).isZero();
+        assertThat(run.stdout()).isEqualTo("{\"cwd\":\"" + there.toRealPath() + "\"}\n");
+    }
+
     // ---------------------------------------------------------------- shutdown
 
     @Test
@@ -493,7 +512,7 @@ class StdioCliIT {
 
         assertThat(run.awaitExit()).isZero();
         assertThat(run.stdout())
-                .contains("demo: chaos profile dev/mcpchaos/server/demo-rules.yaml with seed 7")
+                .contains("demo: chaos profile dev/mcpchaos/server/demo-rules.yaml with seed 7 (given)")
                 .contains("demo: initialized: mcp-chaos-demo, protocol 2025-11-25")
                 .contains("demo: tools: echo, add, slow, large")
                 .contains("demo: echo -> hello through mcp-chaos")
@@ -508,8 +527,24 @@ class StdioCliIT {
                 .contains("demo: ping again -> ok")
                 .contains("the server exited with code 0")
                 .contains("demo: repeat this run: mcp-chaos demo --seed 7");
+        assertThat(run.stderr()).contains("seed 7 (given)");
         assertThat(run.stderr()).contains("traffic:");
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: c->s")).isNotEmpty();
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: s->c")).isNotEmpty();
+    }
+
+    @Test
+    void demoWithoutASeedSaysItsSeedWasGeneratedAndHowToRepeatTheRun() {
+        Run run = start("demo");
+        run.closeStdin();
+
+        assertThat(run.awaitExit()).isZero();
+        Matcher announced = Pattern.compile("demo: chaos profile dev/mcpchaos/server/demo-rules\\.yaml with seed "
+                + "(\\d+) \\(generated\\)\n").matcher(run.stdout());
+        assertThat(announced.find()).as("stdout:%n%s", run.stdout()).isTrue();
+        String seed = announced.group(1);
+        assertThat(run.stdout()).contains("demo: repeat this run: mcp-chaos demo --seed " + seed + " ");
+        assertThat(run.stderr()).contains("seed " + seed + " (generated; give it as the seed to repeat this run)")
+                .doesNotContain("(given)");
     }
 }

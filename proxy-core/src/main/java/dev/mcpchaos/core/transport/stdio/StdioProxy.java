@@ -24,6 +24,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -455,7 +456,8 @@ public final class StdioProxy implements AutoCloseable {
         /**
          * Starts the server and the relay.
          *
-         * @throws ServerStartException when the command cannot be started; its message says why
+         * @throws ServerStartException when the command cannot be started, or the working directory
+         *                              does not exist or is not a directory; its message says which
          */
         public StdioProxy start() throws ServerStartException {
             ProcessBuilder pb = new ProcessBuilder(command);
@@ -471,6 +473,14 @@ public final class StdioProxy implements AutoCloseable {
             }
             if (serverErrorOutput == null) {
                 serverErrorOutput = new FileOutputStream(FileDescriptor.err);
+            }
+            if (directory != null && !Files.isDirectory(directory)) {
+                // The JDK reports a missing directory as the command's ENOENT: say which it is.
+                String problem = "the server's working directory " + directory + " "
+                        + (Files.exists(directory) ? "is not a directory" : "does not exist");
+                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED, problem);
+                throw new ServerStartException(problem + " (the server command " + command + " was not started)",
+                        null);
             }
             Process process;
             try {

@@ -9,6 +9,7 @@ import dev.mcpchaos.core.transport.TransportKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -19,6 +20,8 @@ import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -252,6 +255,21 @@ class StdioProxyTest {
                 .isInstanceOf(ServerStartException.class)
                 .hasMessage("cannot start the server command [/nonexistent/mcp-server, --flag]: "
                         + "No such file or directory");
+    }
+
+    @Test
+    void aWorkingDirectoryThatIsMissingOrNotADirectoryIsNamedNotTheCommand(@TempDir Path dir)
+            throws IOException {
+        Path missing = dir.resolve("missing");
+        assertThatThrownBy(() -> proxyFor("cat").directory(missing).start())
+                .isInstanceOf(ServerStartException.class)
+                .hasMessage("the server's working directory " + missing + " does not exist (the server command "
+                        + "[cat] was not started)");
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertThatThrownBy(() -> proxyFor("cat").directory(file).start())
+                .isInstanceOf(ServerStartException.class)
+                .hasMessage("the server's working directory " + file + " is not a directory (the server command "
+                        + "[cat] was not started)");
     }
 
     private void awaitReceivedLines(int lines) {

@@ -1,0 +1,119 @@
+package dev.mcpchaos.server.cli;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Options whose value cannot be used, found as the command starts: one line on stderr that names
+ * the option, the value and what is wrong, exit code 2, no usage, and nothing started.
+ */
+@Timeout(30) // a value taken by mistake starts a proxy that runs until stopped
+class StartErrorsTest {
+
+    @TempDir
+    Path dir;
+
+    /** The stdio command points System.out at System.err for the protocol's sake: put it back. */
+    private final PrintStream savedOut = System.out;
+
+    @AfterEach
+    void restoreStdout() {
+        System.setOut(savedOut);
+    }
+
+    /** What a run printed on picocli's err, and its exit code. */
+    private record Run(int code, String err) {
+    }
+
+    private static Run main(String... args) {
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), args);
+        return new Run(code, err.toString());
+    }
+
+    @Test
+    void aWorkingDirectoryThatDoesNotExistIsNamedNotTheCommand() {
+        Path missing = dir.resolve("missing");
+        Run run = main("stdio", "--quiet", "--cwd", missing.toString(), "--", "cat");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --cwd: '" + missing + "' does not exist (expected: the directory "
+                + "to start the server in)\n");
+    }
+
+    @Test
+    void aWorkingDirectoryThatIsAFileIsNamed() throws IOException {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        Run run = main("stdio", "--quiet", "--cwd", file.toString(), "--", "cat");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --cwd: '" + file + "' is not a directory (expected: the directory "
+                + "to start the server in)\n");
+    }
+
+    @Test
+    void anExistingWorkingDirectoryIsTaken() {
+        assertThat(StdioCommand.requireDirectory(dir)).isEqualTo(dir);
+    }
+
+    @Test
+    void anEventLogInADirectoryThatDoesNotExistSaysSoInOneLine() {
+        Path events = dir.resolve("missing").resolve("ev.jsonl");
+        Run run = main("stdio", "--quiet", "--events", events.toString(), "--", "cat");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --events: '" + events + "' cannot be opened: the directory "
+                + dir.resolve("missing") + " does not exist (expected: a file to append to, or - for stderr)\n");
+    }
+
+    @Test
+    void anEventLogBelowAFileOrThatIsADirectorySaysWhich() throws IOException {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        Run below = main("stdio", "--quiet", "--events", file.resolve("ev.jsonl").toString(), "--", "cat");
+        assertThat(below.code()).isEqualTo(2);
+        assertThat(below.err()).isEqualTo("mcp-chaos: --events: '" + file.resolve("ev.jsonl") + "' cannot be opened: "
+                + file + " is not a directory (expected: a file to append to, or - for stderr)\n");
+
+        Run directory = main("stdio", "--quiet", "--events", dir.toString(), "--", "cat");
+        assertThat(directory.code()).isEqualTo(2);
+        assertThat(directory.err()).isEqualTo("mcp-chaos: --events: '" + dir + "' cannot be opened: it is a "
+                + "directory (expected: a file to append to, or - for stderr)\n");
+    }
+
+    @Test
+    void whyAnEventLogCannotBeOpenedFallsBackToTheReasonTheSystemGave() {
+        Path file = dir.resolve("ev.jsonl"); // its directory exists: the reason is the exception's own
+        assertThat(ChaosOptions.whyNotWritable(file, new NoSuchFileException(file.toString(), null, "no space")))
+                .isEqualTo("no space");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            127.0.0.1:3001                    | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            localhost:3001                    | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            mcp.example.com/mcp               | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            ftp://127.0.0.1:3001/mcp          | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:3001/a b         | an http:// or https:// URL such as http://127.0.0.1:3001/mcp
+            http:///mcp                       | an http:// or https:// URL with a host such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:70000/mcp        | an http:// or https:// URL with a port from 1 to 65535, or none such as http://127.0.0.1:3001/mcp
+            http://127.0.0.1:3001/mcp?x=1     | an http:// or https:// URL without a query such as http://127.0.0.1:3001/mcp; clients' query strings pass unchanged
+            http://127.0.0.1:3001/mcp#top     | an http:// or https:// URL without a fragment such as http://127.0.0.1:3001/mcp
+            http://me:pw@127.0.0.1:3001/mcp   | an http:// or https:// URL without user info such as http://127.0.0.1:3001/mcp; clients' Authorization header passes unchanged
+            """)
+    void anUpstreamThatIsNotAnHttpUrlIsRefusedInOneLine(String upstream, String expected) {
+        Run run = main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "off", "--upstream", upstream);
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --upstream: '" + upstream + "' (expected: " + expected + ")\n");
+    }
+}
