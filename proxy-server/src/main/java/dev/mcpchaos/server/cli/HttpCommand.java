@@ -66,6 +66,11 @@ final class HttpCommand implements Callable<Integer> {
             description = "Time for the upstream to start answering; then 504. Default: ${DEFAULT-VALUE}.")
     String responseTimeout;
 
+    @Option(names = "--response-body-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "Longest wait between two pieces of a response body that is not an SSE stream; then 504, or a cut "
+                    + "connection once the body began. SSE streams have no such deadline. Default: ${DEFAULT-VALUE}.")
+    String responseBodyTimeout;
+
     @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
             description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
@@ -143,6 +148,7 @@ final class HttpCommand implements Callable<Integer> {
                     .maxSseEventSize(toInt(Units.parseSize(maxSseEvent), "--max-sse-event"))
                     .maxConnections(maxConnections)
                     .responseTimeout(Units.parseDuration(responseTimeout))
+                    .responseBodyTimeout(Units.parseDuration(responseBodyTimeout))
                     .idleTimeout(Units.parseDuration(idleTimeout));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
