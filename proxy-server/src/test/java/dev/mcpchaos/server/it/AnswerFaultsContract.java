@@ -246,7 +246,9 @@ abstract class AnswerFaultsContract {
             FaultEvent first = events.get(2 * pair);
             FaultEvent second = events.get(2 * pair + 1);
             assertThat(first.detail()).as("window %d", pair).isEqualTo("held in a window (1 of 2)");
-            assertThat(second.detail()).as("window %d", pair).startsWith("window of 2 full; released #");
+            // The event names the released answers by JSON-RPC id, in the order they left.
+            assertThat(second.detail()).as("window %d", pair)
+                    .isEqualTo("window of 2 full; released ids \"" + second.id() + "\", \"" + first.id() + "\"");
             List<String> wire = proxied.linesToClient();
             if (wire != null) {
                 // A window of two is never released in its own order: the second answer leaves first.
