@@ -1294,9 +1294,18 @@ final class Exchange implements HeaderSource {
         return response;
     }
 
+    /**
+     * Writes the response head and flushes it once this turn of the loop is over, so that the
+     * head leaves in one write with what came with it from the upstream (the end of a 202 with no
+     * body, the first events of a stream). Flushed at once, a bodiless answer that Node wrote in
+     * one piece reached the client in two (127 of 300 202s), and a client that takes the head of
+     * a 202 for the answer and cancels its body (the MCP TypeScript SDK over fetch) may find the
+     * connection still busy with the rest.
+     */
     private void writeHead(HttpResponse out) {
         responded = true;
-        downstream.writeAndFlush(out);
+        downstream.write(out);
+        flushSoon();
     }
 
     private void complete() {
