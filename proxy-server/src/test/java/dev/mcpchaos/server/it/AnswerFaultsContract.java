@@ -55,6 +55,8 @@ abstract class AnswerFaultsContract {
     static final long SEED = 14;
     /** The SDK's bound for every request: well above every fault's delay here. */
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a test waits for server-everything's tools/list_changed before it closes. */
+    private static final Duration TOOLS_REFETCH_SETTLE = Duration.ofSeconds(3);
     /** What a call may take beyond its fault's delay (a busy 2-core machine, a node server). */
     static final Duration SLACK = Duration.ofSeconds(5);
     /** Picks exactly the answers to the tool calls: not initialize, nor the SDK's own tools/list. */
@@ -330,10 +332,26 @@ abstract class AnswerFaultsContract {
     /**
      * After notifications/initialized server-everything registers more tools and sends
      * tools/list_changed, and the SDK fetches the list again; closing before that finished cuts
-     * the fetch off, and the SDK logs an error that would hide real ones.
+     * the fetch off, and the SDK logs an error that would hide real ones. A settle, not a check:
+     * over streamableHttp the server sends that notification on the GET stream, and when the
+     * SDK's GET is not open yet the server drops it (its event store replays only to a
+     * Last-Event-ID). That race is between the two peers, and it happens without the proxy too
+     * (it failed CI once in the direct calls), so a missing refetch is reported and waited no longer.
      */
     private static void awaitToolsRefetched(List<List<McpSchema.Tool>> toolsChanged) {
-        await("tools/list_changed and the SDK's tools/list").atMost(REQUEST_TIMEOUT).until(() -> !toolsChanged.isEmpty());
+        long deadline = System.nanoTime() + TOOLS_REFETCH_SETTLE.toNanos();
+        while (toolsChanged.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        if (toolsChanged.isEmpty()) {
+            System.out.println("tools/list_changed did not arrive within " + TOOLS_REFETCH_SETTLE
+                    + " (the server sent it before the client's GET stream was open); closing anyway");
+        }
     }
 
     static String rule(String name, String fault) {
