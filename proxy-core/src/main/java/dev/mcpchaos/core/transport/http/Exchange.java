@@ -1,12 +1,6 @@
 package dev.mcpchaos.core.transport.http;
 
-import java.util.Map;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
-import dev.mcpchaos.core.codec.sse.SseBoundary;
-import dev.mcpchaos.core.codec.sse.SseEncoder;
-import dev.mcpchaos.core.codec.sse.SseFields;
-import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
-import dev.mcpchaos.core.codec.sse.SseFramer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
@@ -16,12 +10,12 @@ import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -43,9 +37,9 @@ import io.netty.util.concurrent.FastThreadLocal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -53,15 +47,20 @@ import java.util.concurrent.RejectedExecutionException;
  * travels on it ({@link Frame#route()}). A POST body is one client-to-server frame; the answer is
  * one server-to-client frame (a JSON body) or a stream of them (SSE events); a GET opens a stream.
  *
+ * <p>The response moves through {@link Phase}s, forward only: {@code AWAITING} its head,
+ * {@code GATHERING} a JSON body before anything goes to the client, {@code STREAMING} once the
+ * head went, {@code DONE}. Which body the head announced decides the {@link ResponseBody}
+ * strategy that handles it; the exchange keeps what is common to all: the phases, the request,
+ * the upstream connection's fate, errors it answers itself, faults that end it, and the end of
+ * the response, which travels through the chain behind the response's messages
+ * ({@link InterceptorChain#endRoute}).
+ *
  * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
  * chain's executor, hop here before touching it.
  */
-final class Exchange implements HeaderSource {
+final class Exchange implements HeaderSource, ResponseOutput {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
-
-    /** SSE events gathered into one chunk at most (a writev takes up to 1024 buffers). */
-    private static final int MAX_EVENTS_PER_CHUNK = 256;
 
     /** One sniffer per event loop for whole bodies: it keeps caches worth keeping, and costs to make. */
     private static final FastThreadLocal<EnvelopeSniffer> SNIFFERS = new FastThreadLocal<>() {
@@ -71,7 +70,17 @@ final class Exchange implements HeaderSource {
         }
     };
 
-    private enum Mode { AWAITING, JSON, SSE, RAW }
+    /** Where the response stands. It only moves forward ({@link #moveTo}). */
+    enum Phase {
+        /** No final response head from the upstream yet; nothing written to the client. */
+        AWAITING,
+        /** The head came and a JSON body is being gathered (or is in the chain); nothing written yet. */
+        GATHERING,
+        /** The head went to the client; the body follows as the upstream and the chain let it. */
+        STREAMING,
+        /** Over (answered, answered here with an error, cut, or abandoned): what arrives now is discarded. */
+        DONE
+    }
 
     private final FrontendHandler frontend;
     private final Channel downstream;
@@ -81,12 +90,11 @@ final class Exchange implements HeaderSource {
     private final InterceptorChain chain;
     private final HttpProxyConfig config;
 
+    // ---- the request
     /** The request body: the piece it came in, when it came whole, else gathered here. */
     private ByteBuf requestBody;
     /** Whether the client's connection stays open after this exchange, as its request said. */
     private final boolean clientKeepAlive;
-    /** Whether the upstream's connection stays open after its response, as the response said. */
-    private boolean upstreamKeepAlive = true;
     /**
      * The request's headers travel upstream in the request's own header object, changed in
      * place (no copy); the ones removed or replaced on the way (hop-by-hop, Host,
@@ -97,46 +105,36 @@ final class Exchange implements HeaderSource {
     private boolean headSent;
     private boolean requestComplete;
     private Object requestId;
+    /** The request went upstream (its frame left the chain, or it had none to pass). */
     private boolean forwarded;
-    private boolean answeredHere;
-
-    private Mode mode = Mode.AWAITING;
-    private HttpResponse responseHead;
-    private ByteBuf responseBody;
-    /** Where events end in an SSE response relayed unframed; null once it is framed (or not SSE). */
-    private SseBoundary sseRelay;
-    /** Frames an SSE response once an interceptor may act on its events; null until then. */
-    private SseFrameDecoder sse;
-    /** Frames the events of an SSE response relayed as it comes, for interceptors that only observe them. */
-    private SseFrameDecoder sseWatch;
-    private final SseFrameDecoder.FrameConsumer observeLent = this::observeLent;
-    private boolean responded;
-    private boolean done;
-    /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
-    private boolean flushPending;
-    /**
-     * The SSE bytes relayed as read, or the events the chain let through, since the last flush:
-     * written as one chunk when the flush comes, instead of a chunk (size line, bytes, CRLF, and a
-     * write promise) per read or per event.
-     */
-    private CompositeByteBuf sseOut;
-    private String contentTypeOverride;
-    private CompositeByteBuf bodyPrefix;
     /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
     private CompositeByteBuf requestPrefix;
+
+    // ---- the response
+    private Phase phase = Phase.AWAITING;
+    private HttpResponse responseHead;
+    /** Handles the body once the head came; null before. */
+    private ResponseBody body;
+    /** Whether the upstream's connection stays open after its response, as the response said. */
+    private boolean upstreamKeepAlive = true;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
     private boolean responseReceived;
+    /**
+     * The proxy answers (or ends) this exchange itself: whatever else the upstream sends for it
+     * is thrown away, and its connection is not reused.
+     */
+    private boolean answeredHere;
+    /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
+    private boolean flushPending;
+    private String contentTypeOverride;
     /** A fault (blackhole) keeps this response from ending: the client waits until it gives up. */
     private boolean stalled;
     /** A fault closed the upstream connection after the whole JSON answer had come. */
     private boolean upstreamCutByFault;
     /** The client's connection closed before this exchange was done. */
     private boolean clientGone;
-    /** A GET stream with no session: its first event may be the legacy transport's {@code endpoint}. */
-    private boolean legacyProbe;
-    /** Frames the start of such a stream, until its first event; null otherwise. */
-    private SseFrameDecoder legacyEndpoint;
-    private long legacyProbeBytes;
+    /** Watches a GET stream with no session for the legacy transport's endpoint event; null otherwise. */
+    private LegacyEndpointProbe legacyProbe;
     /** The legacy session this GET stream named, ended with the stream. */
     private String legacySession;
 
@@ -153,7 +151,31 @@ final class Exchange implements HeaderSource {
         this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
                 : sessions.chainFor(sessionId, downstream.eventLoop());
         // A legacy GET /sse stream names its session in its first event (endpoint): watch for it.
-        this.legacyProbe = !post && sessionId == null && HttpMethod.GET.equals(head.method());
+        if (!post && sessionId == null && HttpMethod.GET.equals(head.method())) {
+            legacyProbe = new LegacyEndpointProbe(downstream.alloc());
+        }
+    }
+
+    /** Where the response stands. */
+    Phase phase() {
+        return phase;
+    }
+
+    /** Moves the response forward; a move back is a bug in the exchange. */
+    private void moveTo(Phase next) {
+        if (next.compareTo(phase) < 0) {
+            throw new IllegalStateException(this + ": " + phase + " -> " + next);
+        }
+        phase = next;
+    }
+
+    /** Whether the client has had the start of a response (or the exchange is over). */
+    private boolean begun() {
+        return phase == Phase.STREAMING || phase == Phase.DONE;
+    }
+
+    static EnvelopeSniffer sniffer() {
+        return SNIFFERS.get();
     }
 
     /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
@@ -181,11 +203,7 @@ final class Exchange implements HeaderSource {
     }
 
     boolean isDone() {
-        return done;
-    }
-
-    InterceptorChain chain() {
-        return chain;
+        return phase == Phase.DONE;
     }
 
     String sessionId() {
@@ -216,7 +234,7 @@ final class Exchange implements HeaderSource {
     /** A piece of the request body arrived; takes ownership. */
     void onRequestContent(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
-        if (done) {
+        if (phase == Phase.DONE) {
             content.release();
         } else if (post) {
             try {
@@ -226,7 +244,7 @@ final class Exchange implements HeaderSource {
                     rejectBody(size);
                     return;
                 }
-                requestBody = gather(requestBody, bytes, last, HttpUtil.getContentLength(head, -1L),
+                requestBody = gather(downstream.alloc(), requestBody, bytes, last, HttpUtil.getContentLength(head, -1L),
                         64 * 1024, config.maxRequestBody);
             } finally {
                 content.release();
@@ -274,7 +292,7 @@ final class Exchange implements HeaderSource {
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
         frame.route(this);
         process(frame);
-        if (!forwarded && !done) {
+        if (!forwarded && phase != Phase.DONE) {
             // Only when the request did not go at once: its end travels behind what holds it.
             chain.endRoute(this, Direction.CLIENT_TO_SERVER, () -> onLoop(null, this::requestEnded));
         }
@@ -283,8 +301,8 @@ final class Exchange implements HeaderSource {
     /** The chain let a client-to-server frame through: send it upstream. On the chain's executor. */
     void sendRequest(Frame frame) {
         onLoop(frame, () -> {
-            if (done || answeredHere) {
-                discard(frame, done && !responded ? TransportObserver.DiscardReason.CLIENT_GONE
+            if (phase == Phase.DONE || answeredHere) {
+                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
@@ -292,7 +310,7 @@ final class Exchange implements HeaderSource {
                 // Bytes a fault made that are no message (noise before the request, or the request
                 // corrupted): a POST body carries one message, so they lead it, or are the body
                 // when no message follows (the route's end, see requestEnded).
-                requestPrefix = appendLine(requestPrefix, frame);
+                requestPrefix = appendLine(downstream.alloc(), requestPrefix, frame);
                 return;
             }
             if (forwarded) {
@@ -321,7 +339,7 @@ final class Exchange implements HeaderSource {
 
     /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
     private void requestEnded() {
-        if (!forwarded && !done && !answeredHere && requestPrefix != null) {
+        if (!forwarded && phase != Phase.DONE && !answeredHere && requestPrefix != null) {
             ByteBuf body = requestPrefix;
             requestPrefix = null;
             forwardBody(body);
@@ -397,14 +415,14 @@ final class Exchange implements HeaderSource {
      * unless that piece pins a much larger buffer (a request held by a latency fault would then
      * hold all of it); otherwise the pieces are copied into a heap buffer of their own.
      */
-    private ByteBuf gather(ByteBuf gathered, ByteBuf piece, boolean last, long declared, int initialLimit,
-                           int maxCapacity) {
+    static ByteBuf gather(ByteBufAllocator alloc, ByteBuf gathered, ByteBuf piece, boolean last, long declared,
+                          int initialLimit, int maxCapacity) {
         if (gathered == null) {
             ByteBuf parent = piece.unwrap();
             if (last && (parent == null || parent.capacity() <= 2L * piece.readableBytes() + 8192)) {
                 return piece.retain();
             }
-            gathered = downstream.alloc().heapBuffer(
+            gathered = alloc.heapBuffer(
                     (int) Math.max(256, Math.min(Math.max(declared, piece.readableBytes()), initialLimit)), maxCapacity);
         }
         return gathered.writeBytes(piece);
@@ -431,12 +449,12 @@ final class Exchange implements HeaderSource {
      * response body timeout (see {@link FrontendHandler#startResponseTimer}).
      */
     void onResponseTimeout() {
-        if (responseHead != null && !responseReceived && !done && mode != Mode.SSE) {
+        if (responseHead != null && !responseReceived && phase != Phase.DONE && !(body instanceof SseResponseBody)) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri() + " (body)");
             frontend.closeUpstream();
             answeredHere = true;
-            if (!responded) {
+            if (!begun()) {
                 log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504", head.method(),
                         head.uri(), config.responseBodyTimeoutMillis);
                 respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
@@ -449,7 +467,7 @@ final class Exchange implements HeaderSource {
             }
             return;
         }
-        if (responseHead == null && !done) {
+        if (responseHead == null && phase != Phase.DONE) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri());
             log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
@@ -464,7 +482,7 @@ final class Exchange implements HeaderSource {
 
     /** Something came from the upstream connection for this exchange; takes ownership. */
     void onUpstream(Object message) {
-        if (done || answeredHere) {
+        if (phase == Phase.DONE || answeredHere) {
             ReferenceCountUtil.release(message);
             return;
         }
@@ -486,7 +504,7 @@ final class Exchange implements HeaderSource {
 
     private void onResponseHead(HttpResponse response) {
         if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-            return; // 100 Continue and friends: the final answer follows
+            return; // 100 Continue and friends: the final answer follows (their empty end is ignored)
         }
         frontend.stopResponseTimer(this);
         responseHead = response;
@@ -496,22 +514,20 @@ final class Exchange implements HeaderSource {
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
                 && response.status().code() != 204 && response.status().code() != 304;
         if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(headers)) {
-            mode = Mode.SSE;
-            // Relayed as it comes until an interceptor wants its events (see onSseContent).
-            sseRelay = new SseBoundary();
+            body = new SseResponseBody(this);
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
             writeHead(out);
         } else if (hasBody && HttpMessages.isJson(headers)
                 && HttpUtil.getContentLength(response, 0L) <= config.maxJsonResponseBody) {
-            mode = Mode.JSON;
-            awaitMoreBody();
+            moveTo(Phase.GATHERING);
+            body = new JsonResponseBody(this, response, head.method() + " " + head.uri());
         } else {
+            body = new RawResponseBody(this);
             if (hasBody) {
                 awaitMoreBody();
             }
-            mode = Mode.RAW;
             HttpResponse out = copyHead(response);
             if (hasBody && !HttpUtil.isContentLengthSet(response)) {
                 HttpUtil.setTransferEncodingChunked(out, true);
@@ -533,252 +549,221 @@ final class Exchange implements HeaderSource {
     }
 
     private void onResponseContent(HttpContent content) {
-        boolean last = content instanceof LastHttpContent;
-        responseReceived |= last;
-        switch (mode) {
-            case SSE: {
-                try {
-                    onSseContent(content.content(), last);
-                } finally {
-                    content.release();
-                }
-                if (last) {
-                    // The end travels through the chain behind the stream's events, after any a
-                    // fault still holds: the client gets every event, then the end.
-                    afterHeld(this::endStream);
-                }
-                break;
+        if (body == null) {
+            // The end of an informational response (100 Continue): the final one is still to come.
+            content.release();
+            return;
+        }
+        responseReceived |= content instanceof LastHttpContent;
+        if (legacyProbe != null) {
+            probeLegacyEndpoint(content.content());
+        }
+        body = body.onContent(content);
+    }
+
+    /**
+     * A legacy GET stream's endpoint event names its session: that session takes this
+     * exchange's chain, so that the requests POSTed there and the responses on this stream are
+     * correlated (rules on {@code kind: response} and {@code tool} match). Learnt before the
+     * event is relayed, so the client cannot POST before the proxy knows.
+     */
+    private void probeLegacyEndpoint(ByteBuf bytes) {
+        String named = legacyProbe.look(bytes);
+        if (named != null) {
+            legacySession = named;
+            frontend.sessions().learn(named, chain);
+        }
+        if (legacyProbe.over()) {
+            legacyProbe = null;
+        }
+    }
+
+    /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */
+    void sendResponse(Frame frame) {
+        onLoop(frame, () -> {
+            if (phase == Phase.DONE) {
+                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                        : TransportObserver.DiscardReason.RESPONSE_ENDED);
+            } else if (body == null) {
+                answerFromFault(frame);
+            } else {
+                body.deliver(frame);
             }
-            case JSON: {
-                ByteBuf bytes = content.content();
-                long size = (responseBody == null ? 0L : responseBody.readableBytes()) + bytes.readableBytes();
-                if (size > config.maxJsonResponseBody) {
-                    // Too big to hold: pass it through as it comes, uninspected.
-                    log.info("{} {}: JSON response over {} bytes: relayed without interception", head.method(),
-                            head.uri(), config.maxJsonResponseBody);
-                    mode = Mode.RAW;
-                    HttpResponse out = copyHead(responseHead);
-                    HttpUtil.setTransferEncodingChunked(out, !HttpUtil.isContentLengthSet(responseHead));
-                    writeHead(out);
-                    if (responseBody != null) {
-                        downstream.write(new DefaultHttpContent(responseBody));
-                        responseBody = null;
-                    }
-                    onResponseContent(content);
-                    return;
-                }
-                try {
-                    responseBody = gather(responseBody, bytes, last, HttpUtil.getContentLength(responseHead, 1024L),
-                            1 << 20, Integer.MAX_VALUE);
-                } finally {
-                    content.release();
-                }
-                if (!last) {
-                    awaitMoreBody();
-                } else {
-                    frontend.stopResponseTimer(this);
-                }
-                if (last) {
-                    ByteBuf body = responseBody;
-                    responseBody = null;
-                    Envelope envelope = SNIFFERS.get().sniff(body);
-                    Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
-                            chain.session().nextSequence(Direction.SERVER_TO_CLIENT));
-                    frame.route(this);
-                    process(frame);
-                    if (!responded && !done) {
-                        afterHeld(this::jsonBodyEnded); // only when the answer did not go at once
-                    }
-                }
-                break;
-            }
+        });
+    }
+
+    /**
+     * A fault answered the request itself (an error) before any response head came: the
+     * upstream never saw the request, or its late answer is thrown away with its connection.
+     */
+    private void answerFromFault(Frame frame) {
+        answeredHere = true;
+        if (forwarded) {
+            frontend.closeUpstream();
+        }
+        ByteBuf answer = frame.content().retainedSlice();
+        frame.release();
+        FullHttpResponse full = new DefaultFullHttpResponse(head.protocolVersion(), HttpResponseStatus.OK, answer);
+        full.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.readableBytes());
+        if (sessionId != null) {
+            full.headers().set(HttpMessages.MCP_SESSION_ID, sessionId);
+        }
+        writeWhole(full);
+    }
+
+    /** Adds a frame's content to {@code lines} (one line each, newline-separated); takes the frame. */
+    static CompositeByteBuf appendLine(ByteBufAllocator alloc, CompositeByteBuf lines, Frame frame) {
+        if (lines == null) {
+            lines = alloc.compositeBuffer();
+        } else {
+            lines.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
+        }
+        lines.addComponent(true, frame.content().retainedSlice());
+        frame.release();
+        return lines;
+    }
+
+    static boolean isMessage(Frame frame) {
+        switch (frame.envelope().kind()) {
+            case REQUEST:
+            case NOTIFICATION:
+            case RESPONSE:
+            case ERROR:
+            case BATCH:
+                return true;
             default:
-                downstream.writeAndFlush(content.retain());
-                content.release();
-                if (last) {
-                    complete();
-                } else {
-                    awaitMoreBody();
-                }
-                break;
+                return false;
+        }
+    }
+
+    // ---- ResponseOutput: what the body strategies do to the exchange ------------------------------------
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return downstream.alloc();
+    }
+
+    @Override
+    public InterceptorChain chain() {
+        return chain;
+    }
+
+    @Override
+    public HttpProxyConfig config() {
+        return config;
+    }
+
+    @Override
+    public HttpResponse clientHead() {
+        return copyHead(responseHead);
+    }
+
+    /**
+     * Writes the response head and flushes it once this turn of the loop is over, so that the
+     * head leaves in one write with what came with it from the upstream (the end of a 202 with no
+     * body, the first events of a stream). Flushed at once, a bodiless answer that Node wrote in
+     * one piece reached the client in two (127 of 300 202s), and a client that takes the head of
+     * a 202 for the answer and cancels its body (the MCP TypeScript SDK over fetch) may find the
+     * connection still busy with the rest.
+     */
+    @Override
+    public void writeHead(HttpResponse out) {
+        moveTo(Phase.STREAMING);
+        downstream.write(out);
+        flushSoon();
+    }
+
+    @Override
+    public void writeContent(HttpContent content) {
+        if (phase == Phase.DONE) {
+            content.release();
+        } else {
+            downstream.write(content);
         }
     }
 
     /**
-     * A piece of an SSE response body; does not take ownership. While no interceptor inspects
-     * server-to-client frames (no rules, nothing held, no metrics), the bytes go to the client as
-     * they came, without framing or sniffing a single event: the stream's cost is then that of
-     * relaying bytes. While the interceptors that inspect them only observe them (metrics, the
-     * event log: {@link InterceptorChain#onlyObserves}), the bytes still go as they came, and
-     * each event is also framed and sniffed for the observers ({@link #watch}). Once an
-     * interceptor may act on events, framing begins where the next event begins, and every event
-     * from there on passes the chain; the stream stays framed to its end (frames may be in the
-     * chain's hands, and raw bytes must not overtake them).
+     * Flushes the client connection once the event loop is done with what it is doing now: the
+     * events of one upstream read go out in one write instead of one system call each. An event
+     * a fault delays is flushed in its own turn of the loop, so nothing waits for the next read.
      */
-    private void onSseContent(ByteBuf bytes, boolean last) {
-        if (legacyProbe) {
-            probeLegacyEndpoint(bytes);
+    @Override
+    public void flushSoon() {
+        if (flushPending) {
+            return;
         }
-        if (sseRelay != null) {
-            boolean inspects = chain.inspects(Direction.SERVER_TO_CLIENT);
-            if (!inspects || chain.onlyObserves(Direction.SERVER_TO_CLIENT)) {
-                relayWatched(bytes, inspects);
-                if (last) {
-                    finishWatch();
-                }
-                return;
-            }
-            int from = bytes.readerIndex();
-            int start = sseRelay.eventStart(bytes);
-            if (start < 0) {
-                watch(bytes); // the event in progress goes on past this piece
-                relaySse(bytes.retain());
-                if (last) {
-                    finishWatch();
-                }
-                return;
-            }
-            if (start > from) {
-                ByteBuf before = bytes.retainedSlice(from, start - from);
-                watch(before);
-                relaySse(before);
-            }
-            finishWatch(); // at an event's start: it holds nothing
-            sseRelay = null;
-            sse = newSseDecoder();
-            bytes = bytes.slice(start, bytes.writerIndex() - start);
+        flushPending = true;
+        try {
+            downstream.eventLoop().execute(() -> {
+                flushPending = false;
+                flushNow();
+            });
+        } catch (RejectedExecutionException e) {
+            flushPending = false;
+            flushNow(); // shutting down: flush now rather than never
         }
-        List<Frame> frames = new ArrayList<>();
-        sse.decode(bytes.retain(), frames::add);
-        if (last) {
-            sse.finish(frames::add);
+    }
+
+    private void flushNow() {
+        if (body != null && phase != Phase.DONE) {
+            body.writeQueued();
         }
+        downstream.flush();
+    }
+
+    @Override
+    public void writeWhole(FullHttpResponse response) {
+        moveTo(Phase.STREAMING);
+        downstream.writeAndFlush(response);
+        complete();
+    }
+
+    @Override
+    public void endBody(LastHttpContent last) {
+        if (phase == Phase.DONE) {
+            last.release();
+            return;
+        }
+        body.writeQueued();
+        if (stalled) {
+            // What came went out; the end does not, so the client waits as on a silent server.
+            last.release();
+            downstream.flush();
+            log.debug("{} {}: the end of the response is held back by a fault", head.method(), head.uri());
+            return;
+        }
+        downstream.writeAndFlush(last);
+        complete();
+    }
+
+    @Override
+    public void bodyProgress(boolean allCame) {
+        if (allCame) {
+            frontend.stopResponseTimer(this);
+        } else {
+            awaitMoreBody();
+        }
+    }
+
+    @Override
+    public void process(List<Frame> frames) {
         for (Frame frame : frames) {
             frame.route(this);
         }
-        if (!frames.isEmpty()) {
-            process(frames);
-        }
-    }
-
-    /**
-     * Looks at the start of a GET stream with no session for the legacy HTTP+SSE transport's
-     * {@code endpoint} event ({@code data: /message?sessionId=...}): its session then takes this
-     * exchange's chain, so that the requests POSTed there and the responses on this stream are
-     * correlated (rules on {@code kind: response} and {@code tool} match). Learnt before the event
-     * is relayed, so the client cannot POST before the proxy knows. Gives up after the first
-     * event, or 4 KiB without one. Does not take ownership.
-     */
-    private void probeLegacyEndpoint(ByteBuf bytes) {
-        if (legacyEndpoint == null) {
-            legacyEndpoint = new SseFrameDecoder(Direction.SERVER_TO_CLIENT, new SseFramer(4096, downstream.alloc()),
-                    () -> 0L);
-        }
-        List<Frame> frames = new ArrayList<>(1);
-        legacyEndpoint.decode(bytes.retain(), frames::add);
-        boolean decided = false;
-        for (Frame frame : frames) {
-            try {
-                if (!decided && frame.contentLength() > 0) {
-                    decided = true;
-                    Object framing = frame.framing();
-                    if (framing instanceof SseFields && "endpoint".equals(((SseFields) framing).eventType())) {
-                        String named = HttpMessages.legacySessionId(frame.content().toString(StandardCharsets.UTF_8));
-                        if (named != null) {
-                            legacySession = named;
-                            frontend.sessions().learn(named, chain);
-                        }
-                    }
-                }
-            } finally {
-                frame.release();
+        try {
+            if (frames.size() == 1) {
+                chain.process(frames.get(0));
+            } else {
+                chain.process(frames);
             }
-        }
-        legacyProbeBytes += bytes.readableBytes();
-        if (decided || legacyProbeBytes > 4096) {
-            stopLegacyProbe();
+        } catch (RejectedExecutionException e) {
+            frames.forEach(Frame::release);
         }
     }
 
-    private void stopLegacyProbe() {
-        legacyProbe = false;
-        if (legacyEndpoint != null) {
-            legacyEndpoint.finish(Frame::release);
-            legacyEndpoint = null;
-        }
-    }
-
-    private SseFrameDecoder newSseDecoder() {
-        return new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
-                new SseFramer(config.maxSseEventSize, downstream.alloc()),
-                () -> chain.session().nextSequence(Direction.SERVER_TO_CLIENT))
-                .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
-                        TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));
-    }
-
-    /**
-     * Relays a piece of an SSE body as it came; while observers want its events, they see them
-     * too, from the first event that begins after they started to.
-     */
-    private void relayWatched(ByteBuf bytes, boolean inspected) {
-        if (inspected && sseWatch == null) {
-            int start = sseRelay.eventStart(bytes);
-            if (start >= 0) {
-                ByteBuf rest = bytes.slice(start, bytes.writerIndex() - start);
-                sseRelay.passed(rest);
-                sseWatch = newSseDecoder();
-                watch(rest);
-            }
-        } else {
-            sseRelay.passed(bytes);
-            watch(bytes);
-        }
-        relaySse(bytes.retain());
-    }
-
-    /**
-     * Frames and sniffs relayed bytes for the observers, when they are watched; does not take
-     * ownership. The frames only show the observers what passed: their bytes are relayed as they
-     * came, so an event over the size limit is reported, not dropped (nothing holds it).
-     */
-    private void watch(ByteBuf bytes) {
-        if (sseWatch == null) {
-            return;
-        }
-        if (chain.executor().inEventLoop()) {
-            // Observers keep nothing of a frame and run now: each event is lent to them as a view
-            // of the chunk, with no reference counting and no list per chunk.
-            sseWatch.decodeLent(bytes.retain(), observeLent);
-            return;
-        }
-        // The session's chain runs on another event loop: the frames must outlive this call.
-        List<Frame> frames = new ArrayList<>();
-        sseWatch.decode(bytes.retain(), frames::add);
-        observe(frames);
-    }
-
-    /** Shows one lent frame to the observers, now: the chain runs on this event loop. */
-    private void observeLent(Frame frame) {
-        frame.route(this);
-        chain.observe(frame);
-    }
-
-    /** The watched part of the stream ends: the observers see what the watcher still held. */
-    private void finishWatch() {
-        if (sseWatch == null) {
-            return;
-        }
-        List<Frame> frames = new ArrayList<>();
-        SseFrameDecoder watcher = sseWatch;
-        sseWatch = null;
-        watcher.finish(frames::add);
-        observe(frames);
-    }
-
-    private void observe(List<Frame> frames) {
-        if (frames.isEmpty()) {
-            return;
-        }
+    @Override
+    public void observe(List<Frame> frames) {
         for (Frame frame : frames) {
             frame.route(this);
         }
@@ -789,199 +774,34 @@ final class Exchange implements HeaderSource {
         }
     }
 
-    private void relaySse(ByteBuf bytes) {
-        if (!bytes.isReadable()) {
-            bytes.release();
-            return;
-        }
-        queueSse(bytes);
+    @Override
+    public void observeLent(Frame frame) {
+        frame.route(this);
+        chain.observe(frame);
     }
 
-    /**
-     * Queues SSE bytes (raw as read, or an event the chain let through) for the client; takes
-     * ownership. What is queued before a flush goes out as one HTTP chunk.
-     */
-    private void queueSse(ByteBuf bytes) {
-        if (sseOut == null) {
-            sseOut = downstream.alloc().compositeBuffer(MAX_EVENTS_PER_CHUNK);
-        }
-        sseOut.addComponent(true, bytes);
-        if (sseOut.numComponents() >= MAX_EVENTS_PER_CHUNK) {
-            writeSseOut();
-        }
-        flushSoon();
-    }
-
-    /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */
-    void sendResponse(Frame frame) {
-        onLoop(frame, () -> {
-            if (done) {
-                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
-                        : TransportObserver.DiscardReason.RESPONSE_ENDED);
-                return;
-            }
-            switch (mode) {
-                case SSE:
-                    ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice() : encodeEvent(frame);
-                    frame.release();
-                    queueSse(event);
-                    break;
-                case JSON: {
-                    if (!frame.isOriginal() && !isMessage(frame)) {
-                        // Bytes a fault made that are no message (noise, or the answer corrupted):
-                        // a JSON body has one message, so they lead it, as if the server had
-                        // printed them, or are the body when no message follows (the route's end).
-                        bodyPrefix = appendLine(bodyPrefix, frame);
-                        break;
-                    }
-                    ByteBuf body = frame.content().retainedSlice();
-                    frame.release();
-                    if (bodyPrefix != null) {
-                        body = bodyPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}))
-                                .addComponent(true, body);
-                        bodyPrefix = null;
-                    }
-                    writeJsonBody(body);
-                    break;
-                }
-                case AWAITING: {
-                    // A fault answered the request itself (an error): the upstream never saw it, or
-                    // its late answer will be thrown away with its connection.
-                    answeredHere = true;
-                    if (forwarded) {
-                        frontend.closeUpstream();
-                    }
-                    ByteBuf body = frame.content().retainedSlice();
-                    frame.release();
-                    FullHttpResponse full = new DefaultFullHttpResponse(head.protocolVersion(), HttpResponseStatus.OK,
-                            body);
-                    full.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-                    if (sessionId != null) {
-                        full.headers().set(HttpMessages.MCP_SESSION_ID, sessionId);
-                    }
-                    responded = true;
-                    downstream.writeAndFlush(full);
-                    complete();
-                    break;
-                }
-                default:
-                    log.warn("{}: no way to send {} on a response relayed as is", head.uri(), frame);
-                    frame.release();
-                    break;
+    @Override
+    public void endAfterHeld() {
+        afterHeld(() -> {
+            if (phase != Phase.DONE) {
+                body.onRouteEnd();
             }
         });
     }
 
-    /** Writes the JSON answer with this body, the upstream's head made ready, and completes. */
-    private void writeJsonBody(ByteBuf body) {
-        HttpResponse out = copyHead(responseHead);
-        FullHttpResponse full = new DefaultFullHttpResponse(out.protocolVersion(), out.status(), body,
-                out.headers(), EmptyHttpHeaders.INSTANCE);
-        full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        responded = true;
-        downstream.writeAndFlush(full);
-        complete();
+    @Override
+    public boolean upstreamCutByFault() {
+        return upstreamCutByFault;
     }
 
-    /** Adds a frame's content to {@code lines} (one line each, newline-separated); takes the frame. */
-    private CompositeByteBuf appendLine(CompositeByteBuf lines, Frame frame) {
-        if (lines == null) {
-            lines = downstream.alloc().compositeBuffer();
-        } else {
-            lines.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
-        }
-        lines.addComponent(true, frame.content().retainedSlice());
-        frame.release();
-        return lines;
+    @Override
+    public void answerUpstreamCut() {
+        answeredHere = true;
+        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
+                + config.upstreamLabel + " closed the connection before answering (injected)", true);
     }
 
-    /**
-     * The JSON answer's frame has left the chain, or was dropped, or became something else: the
-     * end of its route. What a fault made of it that is no message is the body now; an upstream
-     * a fault closed after its answer came, with the answer dropped, is a 502; a dropped answer
-     * leaves the client waiting, as a lost answer does.
-     */
-    private void jsonBodyEnded() {
-        if (done || responded) {
-            return;
-        }
-        if (bodyPrefix != null) {
-            ByteBuf body = bodyPrefix;
-            bodyPrefix = null;
-            writeJsonBody(body);
-        } else if (upstreamCutByFault) {
-            answeredHere = true;
-            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
-                    + config.upstreamLabel + " closed the connection before answering (injected)", true);
-        }
-    }
-
-    /**
-     * The SSE event for a frame a fault made: with the id and event type of the event it
-     * replaces (a rewrite, a copy), so a client's {@code Last-Event-ID} still names its place.
-     */
-    private ByteBuf encodeEvent(Frame frame) {
-        Object framing = frame.framing();
-        if (framing instanceof SseFields) {
-            SseFields fields = (SseFields) framing;
-            return SseEncoder.encode(downstream.alloc(), frame.content(), fields.eventType(), fields.id());
-        }
-        return SseEncoder.encode(downstream.alloc(), frame.content());
-    }
-
-    /**
-     * Flushes the client connection once the event loop is done with what it is doing now: the
-     * events of one upstream read go out in one write instead of one system call each. An event
-     * a fault delays is flushed in its own turn of the loop, so nothing waits for the next read.
-     */
-    private void flushSoon() {
-        if (flushPending) {
-            return;
-        }
-        flushPending = true;
-        try {
-            downstream.eventLoop().execute(() -> {
-                flushPending = false;
-                writeSseOut();
-                downstream.flush();
-            });
-        } catch (RejectedExecutionException e) {
-            flushPending = false;
-            writeSseOut();
-            downstream.flush(); // shutting down: flush now rather than never
-        }
-    }
-
-    /** Writes the SSE events gathered since the last flush as one HTTP chunk. */
-    private void writeSseOut() {
-        CompositeByteBuf events = sseOut;
-        if (events == null) {
-            return;
-        }
-        sseOut = null;
-        if (done) {
-            events.release();
-        } else {
-            downstream.write(new DefaultHttpContent(events));
-        }
-    }
-
-    /** The SSE stream's end, once every event of it has left the chain. On the loop. */
-    private void endStream() {
-        if (done) {
-            return;
-        }
-        writeSseOut();
-        if (stalled) {
-            // The events went out; the end does not, so the client waits as on a silent server.
-            downstream.flush();
-            log.debug("{} {}: the end of the SSE stream is held back by a fault", head.method(), head.uri());
-            return;
-        }
-        downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-        complete();
-    }
+    // ---- how the exchange ends otherwise: faults, failures, the client --------------------------------
 
     /** A fault keeps this response from ending (see {@link ConnectionControl#stallResponse}). */
     void stall() {
@@ -990,14 +810,15 @@ final class Exchange implements HeaderSource {
 
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
-        if (done || answeredHere || !forwarded || responseReceived) {
+        if (phase == Phase.DONE || answeredHere || !forwarded || responseReceived) {
             // A response that had all arrived (one delimited by the connection's end, or followed
             // by the close its Connection: close announced) is still on its way through the chain.
             return;
         }
+        boolean begun = begun();
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.CLOSED,
-                head.method() + " " + head.uri() + (responded ? " (mid-response)" : ""));
-        if (!responded) {
+                head.method() + " " + head.uri() + (begun ? " (mid-response)" : ""));
+        if (!begun) {
             log.info("{} {}: the upstream closed the connection before answering: answered 502", head.method(),
                     head.uri());
             respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
@@ -1007,20 +828,27 @@ final class Exchange implements HeaderSource {
             // only after the SSE events that had all arrived before the close have passed the chain.
             log.info("{} {}: the upstream closed the connection mid-response; closing the client's", head.method(),
                     head.uri());
-            if (mode == Mode.SSE) {
-                afterHeld(this::cutClient);
-            } else {
-                cutClient();
-            }
+            cutAfterHeld();
+        }
+    }
+
+    /** Cuts the client after the events that came whole have passed the chain (an SSE body), or now. */
+    private void cutAfterHeld() {
+        if (body instanceof SseResponseBody) {
+            afterHeld(this::cutClient);
+        } else {
+            cutClient();
         }
     }
 
     /** Closes the client's connection without a proper end, after what was queued for it. */
     private void cutClient() {
-        if (!done) {
-            writeSseOut(); // what arrived before the break still goes out
+        if (phase != Phase.DONE) {
+            if (body != null) {
+                body.writeQueued(); // what arrived before the break still goes out
+            }
             downstream.flush();
-            done = true;
+            moveTo(Phase.DONE);
             frontend.stopResponseTimer(this);
             releaseHeld();
             downstream.close();
@@ -1033,7 +861,7 @@ final class Exchange implements HeaderSource {
      * connection is cut (a clean end would present a broken body as complete).
      */
     void onInvalidResponse(Throwable cause) {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
         String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
@@ -1041,7 +869,7 @@ final class Exchange implements HeaderSource {
                 head.method() + " " + head.uri() + ": " + reason);
         frontend.closeUpstream(); // a decoder that failed reads nothing more of this connection
         answeredHere = true;
-        if (!responded) {
+        if (!begun()) {
             log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502", head.method(), head.uri(),
                     reason);
             respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
@@ -1049,11 +877,7 @@ final class Exchange implements HeaderSource {
         } else {
             log.info("{} {}: the upstream's response broke off as invalid HTTP ({}); closing the client's connection",
                     head.method(), head.uri(), reason);
-            if (mode == Mode.SSE) {
-                afterHeld(this::cutClient); // the events that came whole first
-            } else {
-                cutClient();
-            }
+            cutAfterHeld(); // the events that came whole first
         }
     }
 
@@ -1066,7 +890,7 @@ final class Exchange implements HeaderSource {
             onInvalidResponse(cause.getCause() != null ? cause.getCause() : cause);
             return;
         }
-        if (done || responded) {
+        if (begun()) {
             return;
         }
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.UNREACHABLE,
@@ -1093,21 +917,21 @@ final class Exchange implements HeaderSource {
     void closeUpstream() {
         onLoop(null, () -> {
             frontend.closeUpstream();
-            if (done || answeredHere) {
+            if (phase == Phase.DONE || answeredHere) {
                 return;
             }
-            if (mode == Mode.SSE && responded) {
+            if (body instanceof SseResponseBody && begun()) {
                 // As if the server went away at this event: nothing after it reaches the client.
                 cutClient();
                 return;
             }
             if (responseReceived) {
                 // The whole answer had come: it still goes if the chain lets it through; if the
-                // fault dropped it, its end answers 502 (see jsonBodyEnded).
+                // fault dropped it, its end answers 502 (see JsonResponseBody#onRouteEnd).
                 upstreamCutByFault = true;
                 return;
             }
-            if (!responded) {
+            if (!begun()) {
                 answeredHere = true;
                 log.info("{} {}: the upstream connection was closed by a fault: answered 502", head.method(),
                         head.uri());
@@ -1122,15 +946,16 @@ final class Exchange implements HeaderSource {
     /** The client's connection closed: let go of everything. */
     void abort() {
         clientGone = true;
-        done = true;
+        phase = Phase.DONE;
         frontend.stopResponseTimer(this);
         releaseHeld();
     }
 
     /**
-     * Lets go of every buffer this exchange holds: the request body, a response body being
-     * gathered, SSE framing state, bytes waiting for a flush, a prefix. Every way out of an
-     * exchange (answered, answered with an error, cut, abandoned by its client) comes here.
+     * Lets go of every buffer this exchange holds: the request body and what a fault put before
+     * it, the legacy probe, and the body's (a JSON body being gathered, SSE framing state, bytes
+     * waiting for a flush, a prefix). Every way out of an exchange (answered, answered with an
+     * error, cut, abandoned by its client) comes here.
      */
     private void releaseHeld() {
         releaseRequestBody();
@@ -1138,38 +963,16 @@ final class Exchange implements HeaderSource {
             requestPrefix.release();
             requestPrefix = null;
         }
-        stopLegacyProbe();
+        if (legacyProbe != null) {
+            legacyProbe.release();
+            legacyProbe = null;
+        }
         if (legacySession != null) {
             frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
             legacySession = null;
         }
-        if (responseBody != null) {
-            responseBody.release();
-            responseBody = null;
-        }
-        releaseSse();
-        if (bodyPrefix != null) {
-            bodyPrefix.release();
-            bodyPrefix = null;
-        }
-    }
-
-    /**
-     * Lets go of a partly gathered SSE event: every way an exchange ends goes through here, so
-     * an event the upstream cut off (a close mid-event) is not left holding its buffer.
-     * Finishing twice is harmless.
-     */
-    private void releaseSse() {
-        if (sse != null) {
-            sse.finish(Frame::release);
-        }
-        if (sseWatch != null) {
-            sseWatch.finish(Frame::release);
-            sseWatch = null;
-        }
-        if (sseOut != null) {
-            sseOut.release();
-            sseOut = null;
+        if (body != null) {
+            body.release();
         }
     }
 
@@ -1200,23 +1003,23 @@ final class Exchange implements HeaderSource {
      * its own, so requests are not.
      */
     boolean carriesOneMessage(Direction direction) {
-        return direction == Direction.SERVER_TO_CLIENT && mode == Mode.JSON;
+        return direction == Direction.SERVER_TO_CLIENT && body != null && body.carriesOneMessage();
     }
 
     /**
      * A fault answers this exchange itself with a status of its choice; false (and the body
      * released) when the response has already begun.
      */
-    boolean respondWith(int status, Map<String, String> headers, ByteBuf body) {
+    boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
         // Read off the loop too, as overrideContentType does: a frame reaches the chain after
         // the head it follows was written.
-        if (responded || done) {
-            body.release();
+        if (begun()) {
+            answer.release();
             return false;
         }
         onLoop(null, () -> {
-            if (responded || done) {
-                body.release();
+            if (begun()) {
+                answer.release();
                 return;
             }
             answeredHere = true;
@@ -1224,30 +1027,15 @@ final class Exchange implements HeaderSource {
                 frontend.closeUpstream(); // its late answer must not be taken for the next request's
             }
             FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
-                    HttpResponseStatus.valueOf(status), body);
+                    HttpResponseStatus.valueOf(status), answer);
             headers.forEach((name, value) -> response.headers().set(name, value));
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-            if (!response.headers().contains(HttpHeaderNames.CONTENT_TYPE) && body.isReadable()) {
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answer.readableBytes());
+            if (!response.headers().contains(HttpHeaderNames.CONTENT_TYPE) && answer.isReadable()) {
                 response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
             }
-            responded = true;
-            downstream.writeAndFlush(response);
-            complete();
+            writeWhole(response);
         });
         return true;
-    }
-
-    private static boolean isMessage(Frame frame) {
-        switch (frame.envelope().kind()) {
-            case REQUEST:
-            case NOTIFICATION:
-            case RESPONSE:
-            case ERROR:
-            case BATCH:
-                return true;
-            default:
-                return false;
-        }
     }
 
     /**
@@ -1257,7 +1045,7 @@ final class Exchange implements HeaderSource {
     boolean overrideContentType(String contentType) {
         // Read off the loop too: a frame reaches the chain after the head it follows was written,
         // so a head that left is seen; a head still to come waits for the frame the chain holds.
-        if (responded || done) {
+        if (begun()) {
             return false;
         }
         onLoop(null, () -> contentTypeOverride = contentType);
@@ -1265,17 +1053,16 @@ final class Exchange implements HeaderSource {
     }
 
     private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {
-        if (responded || done) {
+        if (begun()) {
             return;
         }
-        responded = true;
         FullHttpResponse response = HttpMessages.jsonRpcError(downstream.alloc(), head.protocolVersion(), status, id,
                 message);
         if (!keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         downstream.writeAndFlush(response);
-        done = true;
+        moveTo(Phase.DONE);
         frontend.stopResponseTimer(this);
         releaseHeld();
         frontend.exchangeDone(this, keepAlive && clientKeepAlive);
@@ -1294,25 +1081,11 @@ final class Exchange implements HeaderSource {
         return response;
     }
 
-    /**
-     * Writes the response head and flushes it once this turn of the loop is over, so that the
-     * head leaves in one write with what came with it from the upstream (the end of a 202 with no
-     * body, the first events of a stream). Flushed at once, a bodiless answer that Node wrote in
-     * one piece reached the client in two (127 of 300 202s), and a client that takes the head of
-     * a 202 for the answer and cancels its body (the MCP TypeScript SDK over fetch) may find the
-     * connection still busy with the rest.
-     */
-    private void writeHead(HttpResponse out) {
-        responded = true;
-        downstream.write(out);
-        flushSoon();
-    }
-
     private void complete() {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
-        done = true;
+        moveTo(Phase.DONE);
         frontend.stopResponseTimer(this);
         releaseHeld();
         boolean keepAlive = clientKeepAlive && upstreamKeepAlive;
@@ -1324,14 +1097,6 @@ final class Exchange implements HeaderSource {
             chain.process(frame);
         } catch (RejectedExecutionException e) {
             frame.release();
-        }
-    }
-
-    private void process(List<Frame> frames) {
-        try {
-            chain.process(frames);
-        } catch (RejectedExecutionException e) {
-            frames.forEach(Frame::release);
         }
     }
 
@@ -1369,7 +1134,7 @@ final class Exchange implements HeaderSource {
             Object id = envelope.hasId() ? envelope.id() : null;
             String method = frame.method();
             log.info("{} {}: {} {} id={} {}: not delivered ({})", head.method(), head.uri(),
-                    frame.direction().arrow(), envelope.kind().name().toLowerCase(java.util.Locale.ROOT), id,
+                    frame.direction().arrow(), envelope.kind().name().toLowerCase(Locale.ROOT), id,
                     method == null ? "" : method, reason == TransportObserver.DiscardReason.CLIENT_GONE
                             ? "the client went away" : "the response had already ended");
             config.observer.messageDiscarded(TransportKind.HTTP, chain.session().id(), frame.direction(),

@@ -440,6 +440,11 @@ public final class HttpProxy implements AutoCloseable {
          * @throws IOException when the address cannot be bound or the TLS settings cannot be used
          */
         public HttpProxy start() throws IOException {
+            return new HttpProxy(this, config());
+        }
+
+        /** The settings a proxy started now would run with; also what a test drives a part of the proxy with. */
+        HttpProxyConfig config() throws SSLException {
             boolean tls = "https".equalsIgnoreCase(upstream.getScheme());
             int port = upstream.getPort() != -1 ? upstream.getPort() : tls ? 443 : 80;
             InetSocketAddress address = InetSocketAddress.createUnresolved(upstream.getHost(), port);
@@ -450,7 +455,7 @@ public final class HttpProxy implements AutoCloseable {
                     rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
                     (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
                     responseBodyTimeout.toMillis(), idleTimeout.toMillis(), observer);
-            return new HttpProxy(this, config);
+            return config;
         }
 
         private SslContext sslContext() throws SSLException {

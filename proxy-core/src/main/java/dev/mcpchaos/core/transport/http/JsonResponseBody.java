@@ -1,0 +1,167 @@
+package dev.mcpchaos.core.transport.http;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.Envelope;
+import dev.mcpchaos.core.frame.Frame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+
+/**
+ * A JSON answer: gathered whole (up to the JSON limit), passed through the chain as one message,
+ * and written with its head when the chain lets it through. Nothing reaches the client before
+ * that, so a fault may still answer in its place, change its status or content type, or hold it.
+ * A body that outgrows the limit goes on raw, uninspected.
+ */
+final class JsonResponseBody implements ResponseBody {
+
+    private static final Logger log = LoggerFactory.getLogger(JsonResponseBody.class);
+
+    private final ResponseOutput out;
+    private final HttpResponse head;
+    private final String label;
+    /** The body gathered so far; null before the first piece and once it went into the chain. */
+    private ByteBuf gathered;
+    /**
+     * Bytes a fault made that are no message (noise, or the answer corrupted): a JSON body carries
+     * one message, so they lead it, as if the server had printed them, or are the body when no
+     * message follows (see {@link #onRouteEnd}).
+     */
+    private CompositeByteBuf prefix;
+    /** The answer went to the client. */
+    private boolean written;
+
+    /**
+     * @param head  the upstream's response head (its Content-Length sizes the gathering buffer)
+     * @param label what log lines call the exchange ({@code POST /mcp})
+     */
+    JsonResponseBody(ResponseOutput out, HttpResponse head, String label) {
+        this.out = out;
+        this.head = head;
+        this.label = label;
+        out.bodyProgress(false);
+    }
+
+    @Override
+    public ResponseBody onContent(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        ByteBuf bytes = content.content();
+        long size = (gathered == null ? 0L : gathered.readableBytes()) + bytes.readableBytes();
+        if (size > out.config().maxJsonResponseBody) {
+            return goRaw(content);
+        }
+        try {
+            gathered = Exchange.gather(out.alloc(), gathered, bytes, last, HttpUtil.getContentLength(head, 1024L),
+                    1 << 20, Integer.MAX_VALUE);
+        } finally {
+            content.release();
+        }
+        out.bodyProgress(last);
+        if (last) {
+            ByteBuf body = gathered;
+            gathered = null;
+            Envelope envelope = Exchange.sniffer().sniff(body);
+            Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
+                    out.chain().session().nextSequence(Direction.SERVER_TO_CLIENT));
+            out.process(List.of(frame));
+            if (!written) {
+                out.endAfterHeld(); // only when the answer did not go at once
+            }
+        }
+        return this;
+    }
+
+    /** Too big to hold: the head and what was gathered go now, the rest as it comes. */
+    private ResponseBody goRaw(HttpContent content) {
+        log.info("{}: JSON response over {} bytes: relayed without interception", label,
+                out.config().maxJsonResponseBody);
+        HttpResponse clientHead = out.clientHead();
+        HttpUtil.setTransferEncodingChunked(clientHead, !HttpUtil.isContentLengthSet(head));
+        out.writeHead(clientHead);
+        if (gathered != null) {
+            out.writeContent(new DefaultHttpContent(gathered));
+            gathered = null;
+        }
+        ResponseBody raw = new RawResponseBody(out);
+        return raw.onContent(content);
+    }
+
+    @Override
+    public void deliver(Frame frame) {
+        if (written) {
+            frame.release(); // the exchange discards what comes after its end; this is a second answer
+            return;
+        }
+        if (!frame.isOriginal() && !Exchange.isMessage(frame)) {
+            prefix = Exchange.appendLine(out.alloc(), prefix, frame);
+            return;
+        }
+        ByteBuf body = frame.content().retainedSlice();
+        frame.release();
+        if (prefix != null) {
+            body = prefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'})).addComponent(true, body);
+            prefix = null;
+        }
+        write(body);
+    }
+
+    /** Writes the answer with this body and the upstream's head made ready; the exchange is complete. */
+    private void write(ByteBuf body) {
+        written = true;
+        HttpResponse clientHead = out.clientHead();
+        FullHttpResponse full = new DefaultFullHttpResponse(clientHead.protocolVersion(), clientHead.status(), body,
+                clientHead.headers(), EmptyHttpHeaders.INSTANCE);
+        full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        out.writeWhole(full);
+    }
+
+    /**
+     * The answer's frame has left the chain, or was dropped, or became something else: what a
+     * fault made of it that is no message is the body now; an upstream a fault closed after its
+     * answer came, with the answer dropped, is a 502; a dropped answer leaves the client waiting,
+     * as a lost answer does.
+     */
+    @Override
+    public void onRouteEnd() {
+        if (written) {
+            return;
+        }
+        if (prefix != null) {
+            ByteBuf body = prefix;
+            prefix = null;
+            write(body);
+        } else if (out.upstreamCutByFault()) {
+            out.answerUpstreamCut();
+        }
+    }
+
+    @Override
+    public boolean carriesOneMessage() {
+        return true;
+    }
+
+    @Override
+    public void release() {
+        if (gathered != null) {
+            gathered.release();
+            gathered = null;
+        }
+        if (prefix != null) {
+            prefix.release();
+            prefix = null;
+        }
+    }
+}
