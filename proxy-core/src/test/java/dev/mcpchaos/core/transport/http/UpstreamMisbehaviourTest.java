@@ -233,6 +233,23 @@ class UpstreamMisbehaviourTest {
         assertThat(failures).isEmpty();
     }
 
+    /**
+     * An upstream may send 100 Continue before its answer (RFC 9110 15.2.1, even unasked). Its
+     * empty end once ended the exchange before the final response: the client got a bare
+     * chunk terminator and nothing else.
+     */
+    @Test
+    void anInformationalResponseBeforeTheAnswerIsSkippedAndTheAnswerArrivesWhole() throws Exception {
+        String result = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}";
+        start(out -> write(out, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + result.length() + "\r\n\r\n" + result), null);
+        Answer answer = call(Duration.ofSeconds(20));
+        assertThat(answer.head()).startsWith("HTTP/1.1 200");
+        assertThat(answer.head()).doesNotContain("100 Continue");
+        assertThat(answer.body()).isEqualTo(result);
+        assertThat(failures).isEmpty();
+    }
+
     @Test
     void aBadChunkInAnSseAnswerCutsTheClientAfterTheEventsThatCameWhole() throws Exception {
         String event = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n";
