@@ -35,18 +35,18 @@ import org.junit.jupiter.api.io.TempDir;
  * connection: the first is busy with the stream), and only then does the tool's result come, on
  * the first stream. Several clients make such round trips at the same time, many times, directly
  * and through the proxy, with no rules; every round trip must complete, with the answer the
- * client gave. 8 clients x 25 round trips per run (system properties {@code elicitation.clients}
+ * client gave. 8 clients x 12 round trips per run (system properties {@code elicitation.clients}
  * and {@code elicitation.calls} change that).
  *
  * <p>This guards the path a request-scoped server-to-client request takes; it does not show the
  * timeouts of #14, which came from a server that sent its elicitation on the standalone GET
- * stream before the client had opened it (see the report of helper E in that issue).
+ * stream before the client had opened it (docs/architecture.md, "Order across connections").
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HttpElicitationRoundTripIT {
 
     private static final int CLIENTS = Integer.getInteger("elicitation.clients", 8);
-    private static final int CALLS_PER_CLIENT = Integer.getInteger("elicitation.calls", 25);
+    private static final int CALLS_PER_CLIENT = Integer.getInteger("elicitation.calls", 12);
     /** A round trip takes milliseconds; one that takes this long is lost. */
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
     /** The bound of one whole run. */
