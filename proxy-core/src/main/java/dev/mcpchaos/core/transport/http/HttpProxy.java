@@ -334,6 +334,12 @@ public final class HttpProxy implements AutoCloseable {
                 throw new IllegalArgumentException("upstream: " + upstream
                         + " (expected: an http:// or https:// URL with a host, such as http://127.0.0.1:3001/mcp)");
             }
+            // Request paths and queries pass as the client sent them: a query or fragment here
+            // would be silently ignored, so it is refused.
+            if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
+                throw new IllegalArgumentException("upstream: " + upstream
+                        + " (expected: no query or fragment; the client's request line passes unchanged)");
+            }
         }
 
         /** Where to listen; default 127.0.0.1 on a free port. */
