@@ -50,6 +50,15 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
+    /**
+     * Most bytes of bodies held for all clients at once; past it a new POST is answered 503 with
+     * Retry-After and a JSON answer passes uninspected. Default: half the maximum heap.
+     */
+    public HttpProxyBuilder maxBuffered(long bytes) {
+        delegate.maxBuffered(bytes);
+        return this;
+    }
+
     /** Largest SSE event; default 16 MiB. */
     public HttpProxyBuilder maxSseEventSize(int bytes) {
         delegate.maxSseEventSize(bytes);

@@ -67,7 +67,9 @@ public interface TransportObserver {
 
     /** The limits a transport enforces. */
     enum Limit {
-        LINE_LENGTH, SSE_EVENT_SIZE, REQUEST_BODY, HEADER_SIZE, CONNECTIONS;
+        LINE_LENGTH, SSE_EVENT_SIZE, REQUEST_BODY, HEADER_SIZE, CONNECTIONS,
+        /** The bytes held for all clients at once (HTTP bodies being gathered) would pass their ceiling. */
+        BUFFERED;
 
         /** The name used in metrics and events, such as {@code line_length}. */
         public String tag() {

@@ -54,6 +54,10 @@ final class HttpCommand implements Callable<Integer> {
             description = "Largest POST body; larger ones are answered 413. Default: ${DEFAULT-VALUE}.")
     String maxRequestBody;
 
+    @Option(names = "--max-buffered", paramLabel = "SIZE",
+            description = "Most bytes of bodies held for all clients at once (POST bodies being read or held by a fault, JSON answers being gathered); past it a new POST is answered 503 with Retry-After and a JSON answer passes uninspected. Default: half the JVM's maximum heap.")
+    String maxBuffered;
+
     @Option(names = "--max-sse-event", paramLabel = "SIZE", defaultValue = "16MiB",
             description = "Largest SSE event rules may act on; a larger one is dropped and logged then. While no rule acts on a stream its events are relayed as they come, and one over the limit is only logged. Default: ${DEFAULT-VALUE}.")
     String maxSseEvent;
@@ -152,6 +156,13 @@ final class HttpCommand implements Callable<Integer> {
                     .idleTimeout(Units.parseDuration(idleTimeout));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
+            }
+            if (maxBuffered != null) {
+                long bytes = Units.parseSize(maxBuffered);
+                if (bytes < 1) {
+                    throw new IllegalArgumentException("--max-buffered: " + bytes + " bytes (expected: at least 1B)");
+                }
+                builder.maxBuffered(bytes);
             }
         } catch (IllegalArgumentException e) {
             throw new OptionValueException(e.getMessage());

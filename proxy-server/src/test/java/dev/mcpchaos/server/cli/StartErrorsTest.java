@@ -64,6 +64,14 @@ class StartErrorsTest {
     }
 
     @Test
+    void aCeilingOnBufferedBytesOfNothingIsRefusedWithTheOptionsName() {
+        Run run = main("http", "--quiet", "--control", "off", "--listen", "127.0.0.1:0", "--upstream",
+                "http://127.0.0.1:9/mcp", "--max-buffered", "0");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: --max-buffered: 0 bytes (expected: at least 1B)\n");
+    }
+
+    @Test
     void anExistingWorkingDirectoryIsTaken() {
         assertThat(StdioCommand.requireDirectory(dir)).isEqualTo(dir);
     }

@@ -109,12 +109,16 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private boolean forwarded;
     /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
     private CompositeByteBuf requestPrefix;
+    /** What the request body holds of the proxy's {@link BufferBudget}, until it goes upstream. */
+    private long requestReserved;
 
     // ---- the response
     private Phase phase = Phase.AWAITING;
     private HttpResponse responseHead;
     /** Handles the body once the head came; null before. */
     private ResponseBody body;
+    /** What a JSON answer being gathered holds of the proxy's {@link BufferBudget}, until the exchange ends. */
+    private long responseReserved;
     /** Whether the upstream's connection stays open after its response, as the response said. */
     private boolean upstreamKeepAlive = true;
     /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
@@ -244,6 +248,11 @@ final class Exchange implements HeaderSource, ResponseOutput {
                     rejectBody(size);
                     return;
                 }
+                if (!frontend.buffers().tryReserve(bytes.readableBytes())) {
+                    rejectBuffered();
+                    return;
+                }
+                requestReserved += bytes.readableBytes();
                 requestBody = gather(downstream.alloc(), requestBody, bytes, last, HttpUtil.getContentLength(head, -1L),
                         64 * 1024, config.maxRequestBody);
             } finally {
@@ -268,6 +277,23 @@ final class Exchange implements HeaderSource, ResponseOutput {
         requestComplete = true;
         respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
                 "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
+    }
+
+    /**
+     * The bytes held for all clients are at their ceiling: a new body is refused before it is
+     * held, with a status a client retries (503, Retry-After), and the connection closed, since
+     * the rest of the body is not read.
+     */
+    private void rejectBuffered() {
+        BufferBudget buffers = frontend.buffers();
+        config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.BUFFERED,
+                Direction.CLIENT_TO_SERVER, buffers.held());
+        log.info("{} {}: the proxy holds {} bytes of bodies, its limit is {}: answered 503", head.method(), head.uri(),
+                buffers.held(), buffers.limit());
+        releaseRequestBody();
+        requestComplete = true;
+        respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, null, "mcp-chaos: the proxy holds as many bytes of "
+                + "bodies for its clients as it may (" + buffers.limit() + "); try again", false, "1");
     }
 
     private void onRequestBody() {
@@ -333,6 +359,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     private void forwardBody(ByteBuf body) {
         forwarded = true;
+        releaseRequestReservation(); // the upstream connection's outbound buffer holds it from here
         frontend.sendUpstream(this, fullRequest(body));
         startResponseTimeout();
     }
@@ -422,8 +449,12 @@ final class Exchange implements HeaderSource, ResponseOutput {
             if (last && (parent == null || parent.capacity() <= 2L * piece.readableBytes() + 8192)) {
                 return piece.retain();
             }
-            gathered = alloc.heapBuffer(
-                    (int) Math.max(256, Math.min(Math.max(declared, piece.readableBytes()), initialLimit)), maxCapacity);
+            // Sized by what came, not by what was declared: a client that declares a large body
+            // and sends a few bytes must not make the proxy hold the large buffer (the buffer
+            // grows as the bytes come).
+            int piece0 = piece.readableBytes();
+            long size = Math.min(Math.max(declared, piece0), Math.max(2L * piece0, 4096));
+            gathered = alloc.heapBuffer((int) Math.max(256, Math.min(size, initialLimit)), maxCapacity);
         }
         return gathered.writeBytes(piece);
     }
@@ -790,6 +821,18 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     @Override
+    public boolean reserve(int bytes) {
+        BufferBudget buffers = frontend.buffers();
+        if (buffers.tryReserve(bytes)) {
+            responseReserved += bytes;
+            return true;
+        }
+        config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.BUFFERED,
+                Direction.SERVER_TO_CLIENT, buffers.held());
+        return false;
+    }
+
+    @Override
     public boolean upstreamCutByFault() {
         return upstreamCutByFault;
     }
@@ -974,6 +1017,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (body != null) {
             body.release();
         }
+        frontend.buffers().release(responseReserved);
+        responseReserved = 0;
     }
 
     /**
@@ -1053,6 +1098,11 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {
+        respondWithError(status, id, message, keepAlive, null);
+    }
+
+    private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive,
+                                  String retryAfterSeconds) {
         if (begun()) {
             return;
         }
@@ -1060,6 +1110,9 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 message);
         if (!keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        if (retryAfterSeconds != null) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
         }
         downstream.writeAndFlush(response);
         moveTo(Phase.DONE);
@@ -1149,6 +1202,12 @@ final class Exchange implements HeaderSource, ResponseOutput {
             requestBody.release();
             requestBody = null;
         }
+        releaseRequestReservation();
+    }
+
+    private void releaseRequestReservation() {
+        frontend.buffers().release(requestReserved);
+        requestReserved = 0;
     }
 
     @Override

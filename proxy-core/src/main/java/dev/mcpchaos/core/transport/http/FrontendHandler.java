@@ -112,6 +112,10 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         return proxy.sessions();
     }
 
+    BufferBudget buffers() {
+        return proxy.buffers();
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -430,8 +434,25 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("client connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        if (isOutOfMemory(cause)) {
+            // Closing the connection lets go of everything it holds (channelInactive): the proxy
+            // goes on serving the others, and the operator learns why this one was cut.
+            log.error("out of memory serving the client connection {} ({} bytes of bodies held, ceiling {}): closing it",
+                    ctx.channel().remoteAddress(), proxy.buffers().held(), proxy.buffers().limit(), cause);
+        } else {
+            log.debug("client connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        }
         ctx.close();
+    }
+
+    /** Whether {@code cause} is, or was caused by, the heap or direct memory running out. */
+    static boolean isOutOfMemory(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Reads an upstream connection: for the {@link FrontendHandler} that holds it, or idle in the pool. */
@@ -469,7 +490,11 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("upstream connection failed: {}", cause.toString());
+            if (isOutOfMemory(cause)) {
+                log.error("out of memory reading the upstream connection: closing it", cause);
+            } else {
+                log.debug("upstream connection failed: {}", cause.toString());
+            }
             if (frontend != null && !(cause instanceof IOException)) {
                 // Not the socket (which closing reports as the upstream's close): a request that
                 // could not be encoded, say. The exchange answers 502 with the cause.

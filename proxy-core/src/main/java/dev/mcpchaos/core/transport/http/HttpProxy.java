@@ -18,6 +18,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -81,9 +84,13 @@ public final class HttpProxy implements AutoCloseable {
     private final Channel serverChannel;
     private final AtomicInteger connections = new AtomicInteger();
     private final UpstreamPool upstreamPool = new UpstreamPool();
+    private final BufferBudget buffers;
+    /** The open client connections, closed before the event loops stop so each lets go of what it holds. */
+    private final ChannelGroup clients = new DefaultChannelGroup("mcp-chaos-http-clients", GlobalEventExecutor.INSTANCE);
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
+        this.buffers = new BufferBudget(builder.maxBuffered > 0 ? builder.maxBuffered : defaultMaxBuffered());
         this.group = NettyTransports.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
                 "mcp-chaos-http");
         FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
@@ -125,6 +132,14 @@ public final class HttpProxy implements AutoCloseable {
         return SystemPropertyUtil.contains("io.netty.eventLoopThreads") ? 0 : NettyRuntime.availableProcessors();
     }
 
+    /**
+     * Half the heap the JVM may grow to: bodies are gathered on the heap, and the other half is
+     * left for everything else (frames in flight, SSE events being framed, the rules).
+     */
+    static long defaultMaxBuffered() {
+        return Runtime.getRuntime().maxMemory() / 2;
+    }
+
     /** A builder for a proxy in front of {@code upstream}, such as {@code http://127.0.0.1:3001/mcp}. */
     public static Builder builder(URI upstream) {
         return new Builder(upstream);
@@ -142,6 +157,7 @@ public final class HttpProxy implements AutoCloseable {
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        clients.add(ch);
         ch.pipeline().addLast(new HttpServerCodec(8192, config.maxHeaderSize, 64 * 1024));
         ch.pipeline().addLast(new FrontendHandler(this));
     }
@@ -169,6 +185,15 @@ public final class HttpProxy implements AutoCloseable {
         return sessions;
     }
 
+    /** How many bytes of bodies the proxy holds for its clients now (see {@link Builder#maxBuffered}). */
+    public long bufferedBytes() {
+        return buffers.held();
+    }
+
+    BufferBudget buffers() {
+        return buffers;
+    }
+
     UpstreamPool upstreamPool() {
         return upstreamPool;
     }
@@ -181,6 +206,9 @@ public final class HttpProxy implements AutoCloseable {
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
+        // Closed while the loops run, each connection's exchange is ended and its buffers let go;
+        // a loop that stops first may never run their close.
+        clients.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         shutdownExecutors();
     }
 
@@ -289,6 +317,7 @@ public final class HttpProxy implements AutoCloseable {
         private int maxSseEventSize = 16 * 1024 * 1024;
         private int maxHeaderSize = 16 * 1024;
         private int maxConnections = 10_000;
+        private long maxBuffered;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration responseTimeout = Duration.ofMinutes(5);
         private Duration responseBodyTimeout = Duration.ofSeconds(60);
@@ -304,6 +333,12 @@ public final class HttpProxy implements AutoCloseable {
             if (!scheme.equals("http") && !scheme.equals("https") || upstream.getHost() == null) {
                 throw new IllegalArgumentException("upstream: " + upstream
                         + " (expected: an http:// or https:// URL with a host, such as http://127.0.0.1:3001/mcp)");
+            }
+            // Request paths and queries pass as the client sent them: a query or fragment here
+            // would be silently ignored, so it is refused.
+            if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
+                throw new IllegalArgumentException("upstream: " + upstream
+                        + " (expected: no query or fragment; the client's request line passes unchanged)");
             }
         }
 
@@ -340,6 +375,20 @@ public final class HttpProxy implements AutoCloseable {
         /** Largest POST body, in bytes; larger ones are answered 413. Default 16 MiB. */
         public Builder maxRequestBody(int bytes) {
             this.maxRequestBody = requirePositive(bytes, "maxRequestBody");
+            return this;
+        }
+
+        /**
+         * The most bytes of bodies held for all clients at once: POST bodies being read or held
+         * by a fault, JSON answers being gathered. Past it a new request body is answered 503
+         * with {@code Retry-After} and a JSON answer passes uninspected; both are counted as the
+         * limit {@code buffered}. Default: half the maximum heap.
+         */
+        public Builder maxBuffered(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxBuffered: " + bytes + " (expected: >= 1)");
+            }
+            this.maxBuffered = bytes;
             return this;
         }
 

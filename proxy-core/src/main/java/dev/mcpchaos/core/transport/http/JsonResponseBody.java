@@ -24,7 +24,8 @@ import java.util.List;
  * A JSON answer: gathered whole (up to the JSON limit), passed through the chain as one message,
  * and written with its head when the chain lets it through. Nothing reaches the client before
  * that, so a fault may still answer in its place, change its status or content type, or hold it.
- * A body that outgrows the limit goes on raw, uninspected.
+ * A body that outgrows the limit, or would pass the proxy's ceiling on bytes held for clients,
+ * goes on raw, uninspected.
  */
 final class JsonResponseBody implements ResponseBody {
 
@@ -61,6 +62,13 @@ final class JsonResponseBody implements ResponseBody {
         ByteBuf bytes = content.content();
         long size = (gathered == null ? 0L : gathered.readableBytes()) + bytes.readableBytes();
         if (size > out.config().maxJsonResponseBody) {
+            log.info("{}: JSON response over {} bytes: relayed without interception", label,
+                    out.config().maxJsonResponseBody);
+            return goRaw(content);
+        }
+        if (!out.reserve(bytes.readableBytes())) {
+            log.info("{}: the proxy holds as many bytes of bodies as it may: JSON response relayed without interception",
+                    label);
             return goRaw(content);
         }
         try {
@@ -86,8 +94,6 @@ final class JsonResponseBody implements ResponseBody {
 
     /** Too big to hold: the head and what was gathered go now, the rest as it comes. */
     private ResponseBody goRaw(HttpContent content) {
-        log.info("{}: JSON response over {} bytes: relayed without interception", label,
-                out.config().maxJsonResponseBody);
         HttpResponse clientHead = out.clientHead();
         HttpUtil.setTransferEncodingChunked(clientHead, !HttpUtil.isContentLengthSet(head));
         out.writeHead(clientHead);

@@ -65,6 +65,12 @@ interface ResponseOutput {
      */
     void endAfterHeld();
 
+    /**
+     * Reserves {@code bytes} of the proxy's ceiling on bytes held for clients, until the exchange
+     * ends; false (counted as the limit {@code buffered}) when they do not fit.
+     */
+    boolean reserve(int bytes);
+
     /** The exchange was ended by a fault that closed the upstream after the whole answer came. */
     boolean upstreamCutByFault();
 

@@ -47,6 +47,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The HTTP transport against a real upstream (the JDK's HTTP server) and a real client (the
@@ -289,6 +290,19 @@ class HttpProxyTest {
             reads.readComplete();
         }
         assertThat(largest).isEqualTo(FrontendHandler.MAX_UPSTREAM_READ);
+    }
+
+    @Test
+    void anUpstreamUrlWithAQueryOrFragmentIsRefusedAndOneWithAPathIsTaken() {
+        assertThatThrownBy(() -> HttpProxy.builder(URI.create("http://127.0.0.1:3001/mcp?key=1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("upstream: http://127.0.0.1:3001/mcp?key=1 (expected: no query or fragment; the client's "
+                        + "request line passes unchanged)");
+        assertThatThrownBy(() -> HttpProxy.builder(URI.create("http://127.0.0.1:3001/mcp#top")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no query or fragment");
+        assertThatThrownBy(() -> HttpProxy.builder(URI.create("ftp://127.0.0.1/mcp")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http:// or https://");
+        assertThat(HttpProxy.builder(URI.create("http://127.0.0.1:3001/some/prefix"))).isNotNull();
     }
 
     @Test

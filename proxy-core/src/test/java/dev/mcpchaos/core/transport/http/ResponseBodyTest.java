@@ -227,6 +227,32 @@ class ResponseBodyTest {
         assertThat(seen).isEmpty();
     }
 
+    @Test
+    void aJsonBodyThatWouldPassTheCeilingOnHeldBytesGoesOnRawAndTwinOneUnderItIsInspected() throws Exception {
+        List<String> seen = new ArrayList<>();
+        Output out = new Output(List.of(forwardingRecorder(seen)));
+        out.budget = 20;
+        JsonResponseBody body = new JsonResponseBody(out, jsonHead(ANSWER.length()), "POST /mcp");
+        out.body = body;
+        ResponseBody next = body.onContent(content(ANSWER.substring(0, 15)));
+        assertThat(next).isSameAs(body);
+        assertThat(out.reserved).isEqualTo(15);
+        next = next.onContent(last(ANSWER.substring(15)));
+        channel.runPendingTasks();
+        assertThat(next).isInstanceOf(RawResponseBody.class);
+        assertThat(out.bytesWritten()).isEqualTo(ANSWER);
+        assertThat(seen).isEmpty();
+
+        Output roomy = new Output(List.of(forwardingRecorder(seen)));
+        roomy.budget = ANSWER.length();
+        JsonResponseBody fits = new JsonResponseBody(roomy, jsonHead(ANSWER.length()), "POST /mcp");
+        roomy.body = fits;
+        fits.onContent(last(ANSWER));
+        channel.runPendingTasks();
+        assertThat(seen).containsExactly("id 7");
+        assertThat(roomy.whole.content().toString(StandardCharsets.UTF_8)).isEqualTo(ANSWER);
+    }
+
     // ---------------------------------------------------------------- raw
 
     @Test
@@ -331,6 +357,8 @@ class ResponseBodyTest {
         int bodyDeadlineMoves;
         boolean bodyAllCame;
         int processed;
+        long budget = Long.MAX_VALUE;
+        long reserved;
 
         Output(List<FrameInterceptor> interceptors) throws Exception {
             this(interceptors, 1 << 20);
@@ -432,6 +460,15 @@ class ResponseBodyTest {
         @Override
         public void endAfterHeld() {
             chain.endRoute(route, Direction.SERVER_TO_CLIENT, () -> body.onRouteEnd());
+        }
+
+        @Override
+        public boolean reserve(int bytes) {
+            if (reserved + bytes > budget) {
+                return false;
+            }
+            reserved += bytes;
+            return true;
         }
 
         @Override
