@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.live.LiveConsole;
@@ -16,6 +17,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 
 /** The options every proxy command shares: what to log and what to break. A picocli mixin. */
 final class ChaosOptions {
@@ -48,6 +50,16 @@ final class ChaosOptions {
             description = "The bearer token every control request (but GET /health) must carry. Default: the "
                     + TOKEN_VARIABLE + " environment variable; none on loopback.")
     String controlToken;
+
+    @Option(names = "--control-head-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Time a control request's head may take from its first byte; then 408 and the connection "
+                    + "is closed. Default: ${DEFAULT-VALUE}.")
+    String controlHeadTimeout;
+
+    @Option(names = "--control-body-timeout", paramLabel = "DURATION", defaultValue = "30s",
+            description = "Time a control request's body may take from the end of its head (then 408), and a client "
+                    + "may leave its answers unread (then the connection is closed). Default: ${DEFAULT-VALUE}.")
+    String controlBodyTimeout;
 
     @Option(names = "--no-watch",
             description = "Do not reload the --rules file when it changes (by default a valid edit applies at once, "
@@ -109,7 +121,23 @@ final class ChaosOptions {
             } catch (IllegalArgumentException e) {
                 throw new OptionValueException(e.getMessage());
             }
+            builder.controlHeadTimeout(controlTimeout("--control-head-timeout", controlHeadTimeout));
+            builder.controlBodyTimeout(controlTimeout("--control-body-timeout", controlBodyTimeout));
         }
+    }
+
+    /** A control timeout option's value: a duration above zero. */
+    private static Duration controlTimeout(String option, String text) {
+        Duration timeout;
+        try {
+            timeout = Units.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException(option + ": " + e.getMessage());
+        }
+        if (timeout.isZero()) {
+            throw new OptionValueException(option + ": '" + text + "' (expected: a duration > 0, such as 10s)");
+        }
+        return timeout;
     }
 
     /**
