@@ -108,6 +108,9 @@ final class ChaosOptions {
             throw new OptionValueException("--events: '" + events + "' cannot be opened: " + whyNotWritable(events, e)
                     + " (expected: a file to append to, or - for stderr)");
         }
+        // Checked even with the control API off: a bad value is a mistake either way.
+        builder.controlHeadTimeout(controlTimeout("--control-head-timeout", controlHeadTimeout));
+        builder.controlBodyTimeout(controlTimeout("--control-body-timeout", controlBodyTimeout));
         String address = controlAddress();
         if (address != null) {
             String token = controlToken != null ? controlToken : System.getenv(TOKEN_VARIABLE);
@@ -121,23 +124,20 @@ final class ChaosOptions {
             } catch (IllegalArgumentException e) {
                 throw new OptionValueException(e.getMessage());
             }
-            builder.controlHeadTimeout(controlTimeout("--control-head-timeout", controlHeadTimeout));
-            builder.controlBodyTimeout(controlTimeout("--control-body-timeout", controlBodyTimeout));
         }
     }
 
     /** A control timeout option's value: a duration above zero. */
     private static Duration controlTimeout(String option, String text) {
-        Duration timeout;
         try {
-            timeout = Units.parseDuration(text);
+            Duration timeout = Units.parseDuration(text);
+            if (!timeout.isZero()) {
+                return timeout;
+            }
         } catch (IllegalArgumentException e) {
-            throw new OptionValueException(option + ": " + e.getMessage());
+            // answered below, in the option's words
         }
-        if (timeout.isZero()) {
-            throw new OptionValueException(option + ": '" + text + "' (expected: a duration > 0, such as 10s)");
-        }
-        return timeout;
+        throw new OptionValueException(option + ": '" + text + "' (expected: a duration > 0, such as 10s or 1.5s)");
     }
 
     /**
