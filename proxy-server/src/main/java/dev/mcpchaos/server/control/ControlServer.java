@@ -103,7 +103,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>a client that stops reading its answers: while they pile up past 64 KiB the connection
  *       reads no more of its requests, and it is closed when that lasts the body timeout.</li>
  * </ul>
- * Each 408 and each close for a client that does not read is counted in
+ * Each 408 and each close for a client that does not read (its deadline, or more than 16
+ * requests sent ahead of unread answers) is counted in
  * {@value ProxyMetrics#CONTROL_TIMEOUTS} by {@code phase} ({@code head}, {@code body},
  * {@code send}). Requests are answered on the event loop, one at a time: each is short and none
  * waits on anything.
@@ -689,6 +690,7 @@ public final class ControlServer implements AutoCloseable {
                 if (!waiting.isEmpty() || !channel.isWritable()) {
                     if (waiting.size() >= MAX_REQUESTS_WAITING) {
                         request.release();
+                        sendTimeouts.increment(); // the same cause: it does not read its answers
                         log.debug("control connection from {} closed: {} requests sent ahead of their answers, "
                                 + "which it does not read", peer, MAX_REQUESTS_WAITING);
                         channel.close();

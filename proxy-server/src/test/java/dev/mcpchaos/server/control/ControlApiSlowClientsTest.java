@@ -211,6 +211,64 @@ class ControlApiSlowClientsTest {
         assertThat(cat.get("/rules").body()).contains("\"late\"");
     }
 
+    /** 900 rules with names of 1,000 characters: GET /rules answers about 1 MB, more than sockets buffer. */
+    private static String bigRuleFile() {
+        StringBuilder yaml = new StringBuilder("rules:\n");
+        for (int i = 0; i < 900; i++) {
+            yaml.append("  - {name: r").append(i).append('-').append("x".repeat(1000)).append(", fault: {type: drop}, ")
+                    .append("match: {tool: nothing-calls-this}}\n");
+        }
+        return yaml.toString();
+    }
+
+    @Test
+    void aClientThatReadsNoneOfItsAnswersIsClosedAfterTheBodyTimeout() throws Exception {
+        Duration bodyTimeout = Duration.ofSeconds(3);
+        cat = new CatProxy(b -> b.control(new InetSocketAddress("127.0.0.1", 0)).controlBodyTimeout(bodyTimeout));
+        int port = cat.control().getPort();
+        assertThat(cat.request("PUT", "/rules", bigRuleFile()).statusCode()).isEqualTo(200);
+        int rulesAnswer = cat.get("/rules").body().length();
+        assertThat(rulesAnswer).isGreaterThan(900_000);
+        String twelve = "GET /rules HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(12);
+
+        // Twelve answers of about 1 MB asked for at once, none read.
+        Socket deaf = new Socket();
+        deaf.setReceiveBufferSize(2048);
+        deaf.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+        deaf.getOutputStream().write(twelve.getBytes(StandardCharsets.US_ASCII));
+        long sentAt = System.nanoTime();
+        try (deaf) {
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            // Meanwhile others are served, and the deaf one is still open until its deadline.
+            long closedAt = 0;
+            while (closedAt == 0 && System.nanoTime() - sentAt < bodyTimeout.plus(SLACK).plusSeconds(3).toNanos()) {
+                HttpResponse<String> metrics = client.send(get(port, "/metrics"), HttpResponse.BodyHandlers.ofString());
+                assertThat(metrics.statusCode()).isEqualTo(200);
+                if (metrics.body().contains("mcp_chaos_control_timeouts_total{phase=\"send\"} 1.0")) {
+                    closedAt = System.nanoTime();
+                } else {
+                    assertThat(metrics.body()).contains("mcp_chaos_control_timeouts_total{phase=\"send\"} 0.0");
+                    Thread.sleep(100);
+                }
+            }
+            assertThat(closedAt).as("closed for its unread answers").isPositive();
+            assertThat(Duration.ofNanos(closedAt - sentAt)).isBetween(bodyTimeout.minusMillis(50),
+                    bodyTimeout.plus(SLACK));
+        }
+
+        // The twin: the same twelve, read as they come, are all answered in full and in order.
+        try (Socket reader = new Socket()) {
+            reader.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            reader.setSoTimeout(10_000);
+            reader.getOutputStream().write((twelve + "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String all = new String(reader.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(all.split("HTTP/1.1 200 OK\r\n", -1)).hasSize(14);
+            assertThat(all).endsWith("\r\n\r\nok");
+            assertThat(all.length()).isGreaterThan(12 * rulesAnswer);
+        }
+    }
+
     private static void assertClosedAtDeadline(Attacker a, long startedAt, Duration deadline, String reason)
             throws InterruptedException {
         a.reader.join(deadline.plus(SLACK).plusSeconds(5).toMillis());
