@@ -30,10 +30,14 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
@@ -262,7 +266,7 @@ public final class ControlServer implements AutoCloseable {
             try {
                 QueryStringDecoder uri = decodeTarget(http.uri());
                 String path = uri.path();
-                if (!(("GET".equals(method) || "HEAD".equals(method)) && "/health".equals(path))) {
+                if (!isHealth(method, path)) {
                     authorize(http, method, path, peer);
                 }
                 reply = route(new Request(method, path, uri, http, peer));
@@ -326,23 +330,34 @@ public final class ControlServer implements AutoCloseable {
     }
 
     private void authorize(HttpRequest http, String method, String path, String peer) {
-        if (token == null) {
-            return;
-        }
-        String header = http.headers().get(HttpHeaderNames.AUTHORIZATION);
-        String why;
-        if (header == null) {
-            why = "no Authorization header";
-        } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            why = "an Authorization header that is not a bearer token";
-        } else if (!MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
-            why = "a wrong bearer token";
-        } else {
+        String why = refusedBecause(http);
+        if (why == null) {
             return;
         }
         log.warn("control request refused: {} {} from {}: {}", method, path, peer, why);
         throw new Refusal(401, method + " " + path + ": refused (" + why
                 + "; expected: Authorization: Bearer <the proxy's control token>)");
+    }
+
+    /** Why a request is not let in, or null when it is: no token is needed, or it has the right one. */
+    private String refusedBecause(HttpRequest http) {
+        if (token == null) {
+            return null;
+        }
+        String header = http.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (header == null) {
+            return "no Authorization header";
+        } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return "an Authorization header that is not a bearer token";
+        } else if (!MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
+            return "a wrong bearer token";
+        }
+        return null;
+    }
+
+    /** Whether a request head is for {@code GET} or {@code HEAD /health}, which never needs the token. */
+    private static boolean isHealth(String method, String path) {
+        return ("GET".equals(method) || "HEAD".equals(method)) && "/health".equals(path);
     }
 
     private Reply route(Request request) throws IOException {
@@ -561,6 +576,8 @@ public final class ControlServer implements AutoCloseable {
         private ScheduledFuture<?> sendDeadline;
         /** Requests read while the client was not reading its answers; answered once it does. */
         private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+        /** The request being read was answered already (401, 413): the rest of its body is dropped. */
+        private boolean answeredEarly;
         private String peer;
 
         void install(SocketChannel ch) {
@@ -569,6 +586,7 @@ public final class ControlServer implements AutoCloseable {
             ch.pipeline().addLast(new FirstByte());
             ch.pipeline().addLast(new HttpServerCodec(MAX_REQUEST_LINE_BYTES, MAX_HEADER_BYTES, 64 * 1024));
             ch.pipeline().addLast(new Deadlines());
+            ch.pipeline().addLast(new Authorize());
             ch.pipeline().addLast(new BodyLimit());
             ch.pipeline().addLast(new Answers());
             ch.closeFuture().addListener(f -> {
@@ -614,6 +632,13 @@ public final class ControlServer implements AutoCloseable {
                 channel.close(); // nothing of a request was read: nothing to answer
                 return;
             }
+            if (expired == Phase.BODY && answeredEarly) {
+                bodyTimeouts.increment();
+                log.debug("control connection from {} closed: the body of a request answered already was not "
+                        + "complete after {}", peer, human(Duration.ofNanos(bodyTimeoutNanos)));
+                channel.close(); // it has its answer; a 408 after it would answer one request twice
+                return;
+            }
             Duration limit = Duration.ofNanos(expired == Phase.HEAD ? headTimeoutNanos : bodyTimeoutNanos);
             String message = expired == Phase.HEAD
                     ? "the request head was not complete " + human(limit) + " after its first byte (expected: the "
@@ -655,6 +680,41 @@ public final class ControlServer implements AutoCloseable {
                     enter(Phase.IDLE);
                 }
                 ctx.fireChannelRead(msg);
+                if (msg instanceof LastHttpContent) {
+                    answeredEarly = false;
+                }
+            }
+        }
+
+        /**
+         * Refuses a request without the token at its head, before any of its body is held: the
+         * body is read and dropped, and the 401 takes its turn among the answers as a request
+         * with no body.
+         */
+        private final class Authorize extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest)
+                        && request.decoderResult().isSuccess() && !isHealth(request.method().name(), pathOf(request))
+                        && refusedBecause(request) != null) {
+                    answeredEarly = true;
+                    ctx.fireChannelRead(new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
+                            request.uri(), Unpooled.EMPTY_BUFFER, request.headers(), EmptyHttpHeaders.INSTANCE));
+                    return;
+                }
+                if (answeredEarly && msg instanceof HttpContent) {
+                    ReferenceCountUtil.release(msg);
+                    return;
+                }
+                ctx.fireChannelRead(msg);
+            }
+
+            private String pathOf(HttpRequest request) {
+                try {
+                    return new QueryStringDecoder(request.uri()).path();
+                } catch (IllegalArgumentException e) {
+                    return request.uri(); // not /health: the token is asked, and the 400 comes after
+                }
             }
         }
 
@@ -673,6 +733,7 @@ public final class ControlServer implements AutoCloseable {
                 // Kept open, the rest of the body is read and dropped (within the body's deadline),
                 // so that a client that sends all before it reads still gets this answer.
                 boolean keepAlive = !(oversized instanceof FullHttpRequest) && HttpUtil.isKeepAlive(oversized);
+                answeredEarly = true;
                 HttpUtil.setKeepAlive(response, keepAlive);
                 ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
                         : ChannelFutureListener.CLOSE);
@@ -719,6 +780,13 @@ public final class ControlServer implements AutoCloseable {
                 ctx.fireChannelWritabilityChanged();
             }
 
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // A reset by a client that went away, mostly: its business, not a warning.
+                log.debug("control connection from {} failed", peer, cause);
+                ctx.close();
+            }
+
             private void answer(ChannelHandlerContext ctx, FullHttpRequest request) {
                 FullHttpResponse response;
                 boolean keepAlive;
@@ -730,6 +798,10 @@ public final class ControlServer implements AutoCloseable {
                     request.release();
                 }
                 HttpUtil.setKeepAlive(response, keepAlive);
+                if (keepAlive && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+                    // An HTTP/1.0 client keeps the connection only when told so.
+                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                }
                 if (!keepAlive) {
                     channel.config().setAutoRead(false);
                     ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);

@@ -2,6 +2,9 @@ package dev.mcpchaos.server.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.testing.CatProxy;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Clients that send half a request and stop hold nobody else up: a well-behaved client is served
@@ -209,6 +213,47 @@ class ControlApiSlowClientsTest {
         slow.reader.join(10_000);
         assertThat(slow.received()).startsWith("HTTP/1.1 200 OK\r\n").contains("\"name\":\"late\"");
         assertThat(cat.get("/rules").body()).contains("\"late\"");
+    }
+
+    @Test
+    void withATokenABodyIsNotHeldForAClientWithout() throws Exception {
+        cat = new CatProxy(b -> b.control(new InetSocketAddress("127.0.0.1", 0)).controlToken("t0ken-sEcret")
+                .controlBodyTimeout(Duration.ofSeconds(4)));
+        int port = cat.control().getPort();
+        ByteBufAllocatorMetric memory = ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric();
+        long heldBefore = memory.usedDirectMemory() + memory.usedHeapMemory();
+        // Each declares a body of 1 MiB without the token, sends 900 KB of it and stops.
+        List<Attacker> bodies = new ArrayList<>();
+        String part = "x".repeat(900 * 1024);
+        for (int i = 0; i < 40; i++) {
+            Attacker a = new Attacker(port, "no-token-" + i);
+            a.send("PUT /rules HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + ControlServer.MAX_BODY_BYTES
+                    + "\r\n\r\n");
+            a.send(part);
+            bodies.add(a);
+        }
+        attackers.addAll(bodies);
+        // Each is refused at its head, at once, and its body read and dropped as it comes.
+        await().atMost(Duration.ofSeconds(3)).until(() -> bodies.stream().allMatch(a -> a.received().contains("\r\n\r\n")));
+        for (Attacker a : bodies) {
+            assertThat(a.received()).startsWith("HTTP/1.1 401 Unauthorized\r\n").contains("PUT /rules: refused (no "
+                    + "Authorization header");
+            assertThat(a.open()).isTrue();
+        }
+        long held = memory.usedDirectMemory() + memory.usedHeapMemory() - heldBefore;
+        System.out.printf("40 bodies of 900 KB without the token held %.1f MB of buffers%n", held / 1e6);
+        assertThat(held).as("bytes held for 40 x 900 KB refused bodies").isLessThan(16L * 1024 * 1024);
+        // The one with the token is served meanwhile.
+        assertThat(cat.request("GET", "/rules", null, "Authorization", "Bearer t0ken-sEcret").statusCode())
+                .isEqualTo(200);
+        // At the body's deadline they are closed, without a second answer.
+        for (Attacker a : bodies) {
+            a.reader.join(Duration.ofSeconds(4).plus(SLACK).plusSeconds(5).toMillis());
+            assertThat(a.open()).isFalse();
+            assertThat(a.received()).doesNotContain("408");
+        }
+        String metrics = cat.request("GET", "/metrics", null, "Authorization", "Bearer t0ken-sEcret").body();
+        assertThat(metrics).contains("mcp_chaos_control_timeouts_total{phase=\"body\"} 40.0");
     }
 
     /** 900 rules with names of 1,000 characters: GET /rules answers about 1 MB, more than sockets buffer. */
