@@ -92,6 +92,8 @@ import java.util.concurrent.TimeUnit;
  * with 400 and a message naming the field, and the rules in force stay. Errors are
  * {@code {"error": "..."}}. With a token, every request but {@code GET|HEAD /health} must carry
  * {@code Authorization: Bearer <token>}; a refusal is 401 and is logged (without what was sent).
+ * The token is looked at when the head has been read: the body of a refused request is read and
+ * dropped, never held.
  * Bodies are UTF-8: one that is not is refused (400).
  *
  * <p>Served by Netty on an event loop of its own, apart from the proxy's, so that no client
