@@ -60,6 +60,8 @@ public final class ProxyMetrics {
     public static final String UPSTREAM_ERRORS = "mcp.chaos.upstream.errors";
     /** Counter: messages let through that could not be delivered (their client went away); tags transport, direction, reason. */
     public static final String MESSAGES_DISCARDED = "mcp.chaos.messages.discarded";
+    /** Counter: control API connections closed because a request phase took too long; tag phase (head, body, send). */
+    public static final String CONTROL_TIMEOUTS = "mcp.chaos.control.timeouts";
 
     /** The method tag of a message whose method is not one of {@link #KNOWN_METHODS}. */
     public static final String OTHER = "other";

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,6 +90,35 @@ class HttpCommandTest {
         } finally {
             log.detachAppender(logged);
             log.setLevel(level);
+        }
+    }
+
+    @Test
+    void theControlTimeoutsOfTheCommandLineReachTheControlApi() throws Exception {
+        HttpCommand command = new HttpCommand();
+        new CommandLine(command).parseArgs("--quiet", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+                "--control-head-timeout", "1s", "--control-body-timeout", "1500ms",
+                "--upstream", "http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp");
+        try (HttpProxyBuilder.RunningHttp proxy = command.start(null);
+             Socket halfHead = new Socket();
+             Socket shortBody = new Socket()) {
+            int port = proxy.controlAddress().getPort();
+            for (Socket socket : List.of(halfHead, shortBody)) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+                socket.setSoTimeout(10_000);
+            }
+            long start = System.nanoTime();
+            halfHead.getOutputStream().write("GET /status HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+            shortBody.getOutputStream().write("PUT /rules HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nrul"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String head = new String(halfHead.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            Duration headAfter = Duration.ofNanos(System.nanoTime() - start);
+            String body = new String(shortBody.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            Duration bodyAfter = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(head).startsWith("HTTP/1.1 408 ").contains("not complete 1s after its first byte");
+            assertThat(headAfter).isBetween(Duration.ofMillis(950), Duration.ofSeconds(4));
+            assertThat(body).startsWith("HTTP/1.1 408 ").contains("not complete 1.5s after the head");
+            assertThat(bodyAfter).isBetween(Duration.ofMillis(1450), Duration.ofSeconds(5));
         }
     }
 

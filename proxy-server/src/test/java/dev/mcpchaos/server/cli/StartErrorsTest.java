@@ -45,6 +45,23 @@ class StartErrorsTest {
         return new Run(code, err.toString());
     }
 
+    @ParameterizedTest
+    @CsvSource({
+            "stdio, --control-head-timeout, 0s",
+            "stdio, --control-body-timeout, soon",
+            "http, --control-head-timeout, -1s",
+            "http, --control-body-timeout, 0ms",
+    })
+    void aControlTimeoutThatIsNoDurationAboveZeroIsNamed(String transport, String option, String value) {
+        Run run = transport.equals("stdio")
+                ? main("stdio", "--quiet", "--control", "127.0.0.1:0", option, value, "--", "cat")
+                : main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", option, value,
+                "--upstream", "http://127.0.0.1:9/mcp");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: " + option + ": '" + value + "' (expected: a duration > 0, "
+                + "such as 10s or 1.5s)\n");
+    }
+
     @Test
     void aWorkingDirectoryThatDoesNotExistIsNamedNotTheCommand() {
         Path missing = dir.resolve("missing");
