@@ -139,6 +139,8 @@ final class Exchange implements HeaderSource {
     private long legacyProbeBytes;
     /** The legacy session this GET stream named, ended with the stream. */
     private String legacySession;
+    /** The session table was told this exchange ended (see {@link HttpSessions#exchangeEnded}). */
+    private boolean sessionReleased;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -524,6 +526,9 @@ final class Exchange implements HeaderSource {
         String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
         if (named != null && sessionId == null) {
             frontend.sessions().learn(named, chain);
+        } else if (sessionId != null && response.status().codeClass() == HttpStatusClass.SUCCESS
+                && !HttpMethod.DELETE.equals(head.method())) {
+            frontend.sessions().learn(sessionId, chain); // accepted: kept unless the table holds it already
         }
         if (sessionId != null && (response.status().code() == 404
                 || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()
@@ -1142,6 +1147,10 @@ final class Exchange implements HeaderSource {
         if (legacySession != null) {
             frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
             legacySession = null;
+        }
+        if (!sessionReleased) {
+            sessionReleased = true;
+            frontend.sessions().exchangeEnded(chain); // its session may be idle from now
         }
         if (responseBody != null) {
             responseBody.release();
