@@ -526,7 +526,8 @@ final class Exchange implements HeaderSource {
         String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
         if (named != null && sessionId == null) {
             frontend.sessions().learn(named, chain);
-        } else if (sessionId != null && response.status().codeClass() == HttpStatusClass.SUCCESS
+        } else if (sessionId != null && (named == null || named.equals(sessionId))
+                && response.status().codeClass() == HttpStatusClass.SUCCESS
                 && !HttpMethod.DELETE.equals(head.method())) {
             frontend.sessions().learn(sessionId, chain); // accepted: kept unless the table holds it already
         }
