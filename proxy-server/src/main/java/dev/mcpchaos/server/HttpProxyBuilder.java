@@ -99,6 +99,27 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /**
+     * Time an MCP session is kept with no exchange of it in flight (an open GET stream counts as
+     * one); then the proxy forgets it, as one it never saw: a later request with its id passes
+     * on and the upstream answers as it will. Counted in {@code mcp.chaos.sessions.expired} and
+     * logged as a {@code session_expired} event. Default 30 min.
+     */
+    public HttpProxyBuilder sessionIdleTimeout(Duration timeout) {
+        delegate.sessionIdleTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * Most MCP sessions kept at once; past that the least recently used idle one is evicted (the
+     * least recently used of all when every one is busy), counted and logged as an idle one is.
+     * Default 10,000.
+     */
+    public HttpProxyBuilder maxSessions(int sessions) {
+        delegate.maxSessions(sessions);
+        return this;
+    }
+
+    /**
      * Binds the control endpoint (if any) and the proxy, and starts relaying.
      *
      * @throws RuleFileException when a rule cannot work on HTTP (such as {@code crash}); checked

@@ -20,8 +20,35 @@ public interface TransportObserver {
     default void sessionStarted(TransportKind transport, String sessionId) {
     }
 
-    /** A session ended: the stdio child exited, or an HTTP session was deleted or expired. */
+    /**
+     * A session ended: the stdio child exited, or an HTTP session was deleted, answered 404 by
+     * the upstream, or expired by a fault. (One the proxy forgot is {@link #sessionExpired}.)
+     */
     default void sessionEnded(TransportKind transport, String sessionId) {
+    }
+
+    /**
+     * The proxy stopped keeping an HTTP session of its own accord: it was idle too long, or the
+     * session table was full and it was the least recently used. The upstream was not told; a
+     * later request with its id passes on as one of a session the proxy never saw. In place of
+     * {@link #sessionEnded}, which this calls by default, so an observer that counts starts and
+     * ends stays right without knowing about expiry.
+     */
+    default void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+        sessionEnded(transport, sessionId);
+    }
+
+    /** Why the proxy stopped keeping a session (see {@link #sessionExpired}). */
+    enum SessionExpiry {
+        /** No exchange of it was in flight, and none ended, for the session idle timeout. */
+        IDLE,
+        /** The table was full: a new session took the place of the least recently used one. */
+        EVICTED;
+
+        /** The name used in metrics and events, such as {@code idle}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /**

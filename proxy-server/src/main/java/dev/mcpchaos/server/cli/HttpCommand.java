@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -79,7 +80,15 @@ final class HttpCommand implements Callable<Integer> {
             description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
 
+    @Option(names = "--session-idle-timeout", paramLabel = "DURATION", defaultValue = "30m",
+            description = "Time an MCP session with no request or stream in progress is kept; then the proxy forgets it "
+                    + "(its later requests pass on as if never seen). Default: ${DEFAULT-VALUE}.")
+    String sessionIdleTimeout;
 
+    @Option(names = "--max-sessions", paramLabel = "N", defaultValue = "10000",
+            description = "Most MCP sessions kept at once; past that the least recently used is forgotten. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int maxSessions;
 
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions().controlByDefault(DEFAULT_CONTROL);
@@ -153,7 +162,9 @@ final class HttpCommand implements Callable<Integer> {
                     .maxConnections(maxConnections)
                     .responseTimeout(Units.parseDuration(responseTimeout))
                     .responseBodyTimeout(Units.parseDuration(responseBodyTimeout))
-                    .idleTimeout(Units.parseDuration(idleTimeout));
+                    .idleTimeout(Units.parseDuration(idleTimeout))
+                    .sessionIdleTimeout(positive(sessionIdleTimeout, "--session-idle-timeout"))
+                    .maxSessions(atLeastOne(maxSessions, "--max-sessions"));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -257,6 +268,28 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": '" + text + "' (expected: a port from 0 to 65535)");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /** A duration over zero, or an error that names the option and the value as given. */
+    static Duration positive(String text, String option) {
+        Duration duration;
+        try {
+            duration = Units.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: a number and a unit, such as 30s, "
+                    + "30m, 1h)");
+        }
+        if (duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: > 0)");
+        }
+        return duration;
+    }
+
+    static int atLeastOne(int value, String option) {
+        if (value < 1) {
+            throw new IllegalArgumentException(option + ": " + value + " (expected: >= 1)");
+        }
+        return value;
     }
 
     private static int toInt(long size, String option) {

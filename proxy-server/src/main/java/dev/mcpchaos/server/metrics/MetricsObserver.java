@@ -6,7 +6,8 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 
 /**
- * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}), limit
+ * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}, and
+ * {@value ProxyMetrics#SESSIONS_EXPIRED} for those the proxy forgot), limit
  * breaches ({@value ProxyMetrics#LIMIT_BREACHES}), upstream failures
  * ({@value ProxyMetrics#UPSTREAM_ERRORS}) and messages that could not be delivered
  * ({@value ProxyMetrics#MESSAGES_DISCARDED}). Thread-safe and non-blocking, as the transports require.
@@ -27,6 +28,12 @@ final class MetricsObserver implements TransportObserver {
     @Override
     public void sessionEnded(TransportKind transport, String sessionId) {
         metrics.sessionsGauge(transport).updateAndGet(n -> Math.max(0, n - 1));
+    }
+
+    @Override
+    public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+        metrics.sessionsGauge(transport).updateAndGet(n -> Math.max(0, n - 1));
+        metrics.sessionsExpiredCounter(transport, reason).increment();
     }
 
     @Override

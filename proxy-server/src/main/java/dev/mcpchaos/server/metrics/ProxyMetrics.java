@@ -52,6 +52,8 @@ public final class ProxyMetrics {
     public static final String REQUEST_DURATION = "mcp.chaos.request.duration";
     /** Gauge: sessions in progress; tag transport. */
     public static final String SESSIONS_ACTIVE = "mcp.chaos.sessions.active";
+    /** Counter: sessions the proxy forgot of its own accord (idle too long, or evicted from a full table); tags transport, reason. */
+    public static final String SESSIONS_EXPIRED = "mcp.chaos.sessions.expired";
     /** Counter: messages that are not well-formed JSON; tags transport, direction, reason. */
     public static final String PARSE_ERRORS = "mcp.chaos.parse.errors";
     /** Counter: limits breached (line length, body size, ...); tags transport, limit. */
@@ -201,6 +203,15 @@ public final class ProxyMetrics {
                 .publishPercentileHistogram()
                 .tag("transport", TRANSPORT_TAGS[transport])
                 .tag("method", method)
+                .register(registry);
+    }
+
+    Counter sessionsExpiredCounter(TransportKind transport, TransportObserver.SessionExpiry reason) {
+        return Counter.builder(SESSIONS_EXPIRED)
+                .description("Sessions the proxy forgot: idle for the session idle timeout, or evicted as the least "
+                        + "recently used from a full table")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("reason", reason.tag())
                 .register(registry);
     }
 

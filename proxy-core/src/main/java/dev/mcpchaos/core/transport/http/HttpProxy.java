@@ -60,8 +60,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * streamed through as it comes. Paths, query strings, status codes and headers pass unchanged,
  * except hop-by-hop headers, which HTTP/1.1 says a proxy removes, and {@code Host} if asked.
  *
- * <p>Sessions are learned from the {@code Mcp-Session-Id} the upstream gives; each has its own
- * correlation state. A session ends on DELETE or when the upstream answers 404 for it.
+ * <p>Sessions are learned from the {@code Mcp-Session-Id} the upstream gives (or accepts with a
+ * 2xx); each has its own correlation state. A session ends on DELETE or when the upstream answers
+ * 404 for it; the proxy forgets one idle for {@code sessionIdleTimeout}, and past
+ * {@code maxSessions} the least recently used, as if it had never seen it (see {@link HttpSessions}).
  *
  * <p>The proxy's own failures are answered with a JSON-RPC error body carrying the request's id:
  * 502 when the upstream refuses, resets or closes, 504 when it does not answer within
@@ -72,7 +74,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
  * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
  * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
- * with an exchange in progress, such as an SSE stream, is never idle).
+ * with an exchange in progress, such as an SSE stream, is never idle); 10,000 sessions kept, an
+ * idle one for 30 min.
  */
 public final class HttpProxy implements AutoCloseable {
 
@@ -100,7 +103,8 @@ public final class HttpProxy implements AutoCloseable {
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
         sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, new Control(), toServer,
-                toClient, config.observer);
+                toClient, config.observer, builder.sessionIdleTimeout, builder.maxSessions,
+                builder.executor != null ? builder.executor : group.next());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(NettyTransports.serverChannelType())
@@ -209,6 +213,7 @@ public final class HttpProxy implements AutoCloseable {
         // Closed while the loops run, each connection's exchange is ended and its buffers let go;
         // a loop that stops first may never run their close.
         clients.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        sessions.close();
         shutdownExecutors();
     }
 
@@ -322,6 +327,8 @@ public final class HttpProxy implements AutoCloseable {
         private Duration responseTimeout = Duration.ofMinutes(5);
         private Duration responseBodyTimeout = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofMinutes(5);
+        private Duration sessionIdleTimeout = HttpSessions.DEFAULT_IDLE_TIMEOUT;
+        private int maxSessions = HttpSessions.DEFAULT_MAX_SESSIONS;
         private int ioThreads;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
@@ -447,6 +454,27 @@ public final class HttpProxy implements AutoCloseable {
         /** Time a client connection may sit with no exchange before it is closed. Default 5 min. */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = requirePositive(timeout, "idleTimeout");
+            return this;
+        }
+
+        /**
+         * Time an MCP session is kept with no exchange of it in flight (an open GET stream, or a
+         * request waiting for its answer, is one) and none ended; then the proxy forgets it, as
+         * it would one it never saw: a later request with its id passes on to the upstream,
+         * which answers as it will. Counted ({@link TransportObserver#sessionExpired}). Default 30 min.
+         */
+        public Builder sessionIdleTimeout(Duration timeout) {
+            this.sessionIdleTimeout = requirePositive(timeout, "sessionIdleTimeout");
+            return this;
+        }
+
+        /**
+         * Most MCP sessions kept at once; a new one past that evicts the least recently used idle
+         * session (the least recently used of all when every one is busy), counted as
+         * {@link TransportObserver#sessionExpired}. Default 10,000.
+         */
+        public Builder maxSessions(int sessions) {
+            this.maxSessions = requirePositive(sessions, "maxSessions");
             return this;
         }
 
