@@ -726,7 +726,7 @@ final class Exchange implements HeaderSource {
             if (start >= 0) {
                 ByteBuf rest = bytes.slice(start, bytes.writerIndex() - start);
                 sseRelay.passed(rest);
-                sseWatch = newSseDecoder();
+                sseWatch = newSseDecoder().watchingRelayedBytes();
                 watch(rest);
             }
         } else {
