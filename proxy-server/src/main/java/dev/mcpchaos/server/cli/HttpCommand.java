@@ -72,8 +72,29 @@ final class HttpCommand implements Callable<Integer> {
     String responseBodyTimeout;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
-            description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
+            description = "Time a client connection is kept between requests; only a finished request starts it over. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
+
+    @Option(names = "--request-head-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Time from the first byte of a request head to its end; then 408 and the connection closed. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String requestHeadTimeout;
+
+    @Option(names = "--request-body-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "Time from the end of a request head to the last byte of its body; then 408 and the "
+                    + "connection closed. Default: ${DEFAULT-VALUE}.")
+    String requestBodyTimeout;
+
+    @Option(names = "--min-request-body-rate", paramLabel = "SIZE/s", defaultValue = "500B/s",
+            description = "The least a request body must average after its first second; then 408 and the connection "
+                    + "closed. 0 for no minimum. Default: ${DEFAULT-VALUE}.")
+    String minRequestBodyRate;
+
+    @Option(names = "--send-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "The longest a client may take nothing the proxy writes to it (the connection stays "
+                    + "unwritable); then the connection is closed. Default: ${DEFAULT-VALUE}.")
+    String sendTimeout;
 
 
 
@@ -149,7 +170,11 @@ final class HttpCommand implements Callable<Integer> {
                     .maxConnections(maxConnections)
                     .responseTimeout(Units.parseDuration(responseTimeout))
                     .responseBodyTimeout(Units.parseDuration(responseBodyTimeout))
-                    .idleTimeout(Units.parseDuration(idleTimeout));
+                    .idleTimeout(Units.parseDuration(idleTimeout))
+                    .requestHeadTimeout(Units.parseDuration(requestHeadTimeout))
+                    .requestBodyTimeout(Units.parseDuration(requestBodyTimeout))
+                    .minRequestBodyRate(parseRate(minRequestBodyRate))
+                    .sendTimeout(Units.parseDuration(sendTimeout));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -246,6 +271,20 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": '" + text + "' (expected: a port from 0 to 65535)");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /** {@code --min-request-body-rate}: a size per second, such as {@code 500B/s} or {@code 1KiB} (the "/s" may go). */
+    static long parseRate(String text) {
+        String size = text.trim();
+        if (size.endsWith("/s")) {
+            size = size.substring(0, size.length() - 2);
+        }
+        try {
+            return Units.parseSize(size);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--min-request-body-rate: '" + text
+                    + "' (expected: a size per second, such as 500B/s or 1KiB/s, or 0)");
+        }
     }
 
     private static int toInt(long size, String option) {
