@@ -11,10 +11,14 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
@@ -23,10 +27,13 @@ import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -54,7 +61,7 @@ import java.util.concurrent.TimeUnit;
  * turn, and past {@value #MAX_WAITING} waiting pieces reading pauses. The upstream connection is
  * not read while the client connection is not writable.
  */
-final class FrontendHandler extends ChannelInboundHandlerAdapter {
+final class FrontendHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(FrontendHandler.class);
 
@@ -129,6 +136,11 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private boolean readingQueued;
     /** The method of the current exchange is POST: it answers nothing before its body is whole. */
     private boolean currentPost;
+    /**
+     * The current exchange's request is HTTP/1.0 and asked for keep-alive: its response must say
+     * {@code Connection: keep-alive}, or the client takes it as the connection's last.
+     */
+    private boolean currentHttp10KeepAlive;
     /** The proxy stopped reading (pipelined requests wait): the client's head and body clocks stand still. */
     private boolean readPaused;
     /**
@@ -256,6 +268,8 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof HttpRequest) {
             HttpRequest request = (HttpRequest) msg;
             currentPost = HttpMethod.POST.equals(request.method());
+            // Read before the exchange takes the hop-by-hop headers off the request.
+            currentHttp10KeepAlive = request.protocolVersion() == HttpVersion.HTTP_1_0 && HttpUtil.isKeepAlive(request);
             current = new Exchange(this, ctx.channel(), request, proxy.config(), proxy.sessions());
             current.onRequestHead();
         }
@@ -278,6 +292,12 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
      */
     private void rejectMalformed(Throwable cause) {
         closing = true;
+        if (!ctx.channel().isActive()) {
+            // The client left mid-request: the decoder says so with a failure ("Connection closed
+            // before received headers"); nobody is there to answer.
+            log.debug("client {} left in the middle of a request: {}", ctx.channel().remoteAddress(), cause.getMessage());
+            return;
+        }
         pauseReading();
         Exchange exchange = current;
         if (exchange != null) {
@@ -675,6 +695,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                                     config.upstream.getHostString(), config.upstream.getPort()));
                         }
                         ch.pipeline().addLast(new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
+                        ch.pipeline().addLast(HTTP10_KEEP_ALIVE);
                         ch.pipeline().addLast(handler);
                     }
                 });
@@ -720,6 +741,18 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
     /** Closes the client's connection (a disconnect fault). */
     void closeClient() {
         ctx.close();
+    }
+
+    /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
+            HttpHeaders headers = ((HttpResponse) msg).headers();
+            if (!headers.contains(HttpHeaderNames.CONNECTION)) {
+                headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            }
+        }
+        ctx.write(msg, promise);
     }
 
     @Override
@@ -839,6 +872,28 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                 frontend.onUpstreamError(ctx.channel(), cause);
             }
             ctx.close();
+        }
+    }
+
+    /**
+     * An HTTP/1.0 request goes upstream as the client sent it, but asking for keep-alive: the
+     * upstream connection is the proxy's, pooled and reused (the client's own Connection header
+     * is hop-by-hop and was removed). Without it an HTTP/1.0 upstream answer ends with a close,
+     * and the client's connection would be closed after it.
+     */
+    private static final ChannelOutboundHandler HTTP10_KEEP_ALIVE = new Http10KeepAlive();
+
+    @ChannelHandler.Sharable
+    private static final class Http10KeepAlive extends ChannelOutboundHandlerAdapter {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof HttpRequest && ((HttpRequest) msg).protocolVersion() == HttpVersion.HTTP_1_0) {
+                HttpHeaders headers = ((HttpRequest) msg).headers();
+                if (!headers.contains(HttpHeaderNames.CONNECTION)) {
+                    headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                }
+            }
+            ctx.write(msg, promise);
         }
     }
 
