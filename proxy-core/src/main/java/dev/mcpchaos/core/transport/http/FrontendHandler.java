@@ -154,6 +154,14 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** A refused body is being read and thrown away (see {@link #MAX_DISCARDED_BODY}); then the connection closes. */
     private boolean draining;
     private long drained;
+    /** When the refused body last brought something; past {@link #DRAIN_IDLE_NANOS} of nothing, the connection closes. */
+    private long drainedAt;
+    /**
+     * How long a refused body may bring nothing before its connection is closed: a client that
+     * sends before it reads keeps sending, one that waits for the answer has it (nginx's
+     * {@code lingering_timeout} is 5 s).
+     */
+    private static final long DRAIN_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** The connection is not writable (the client does not take what is written), since {@link #unwritableSince}. */
     private boolean unwritable;
     private long unwritableSince;
@@ -348,7 +356,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 // reset the connection, and a client that sends its whole body before reading
                 // would get the reset instead of the answer (RFC 9112 9.6).
                 draining = true;
+                drainedAt = ticker();
                 ctx.flush();
+                armDeadlines(drainedAt);
                 return;
             }
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -367,6 +377,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
 
     /** Reads (and throws away) a refused body up to its end, or {@link #MAX_DISCARDED_BODY}; then closes. */
     private void discard(Object msg) {
+        drainedAt = ticker();
         if (msg instanceof HttpContent) {
             drained += ((HttpContent) msg).content().readableBytes();
         }
@@ -440,6 +451,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (betweenRequests() && config.idleTimeoutMillis > 0) {
             delay = Math.min(delay, lastActive + nanos(config.idleTimeoutMillis) - now);
         }
+        if (draining) {
+            delay = Math.min(delay, drainedAt + DRAIN_IDLE_NANOS - now);
+        }
         return delay;
     }
 
@@ -473,6 +487,12 @@ final class FrontendHandler extends ChannelDuplexHandler {
             timedOut(TransportObserver.ClientDeadline.SEND);
             log.info("client {} took nothing written to it for {} ms: closing the connection",
                     ctx.channel().remoteAddress(), config.sendTimeoutMillis);
+            ctx.close();
+            return;
+        }
+        if (draining && now - (drainedAt + DRAIN_IDLE_NANOS) >= 0) {
+            log.debug("client {} sent nothing more of a refused body for {} ms: closing the connection",
+                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(DRAIN_IDLE_NANOS));
             ctx.close();
             return;
         }
