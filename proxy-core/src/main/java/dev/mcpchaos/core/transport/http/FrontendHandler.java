@@ -60,6 +60,15 @@ import java.util.concurrent.TimeUnit;
  * mid-stream is noticed at once and its upstream stream closed; pipelined requests wait their
  * turn, and past {@value #MAX_WAITING} waiting pieces reading pauses. The upstream connection is
  * not read while the client connection is not writable.
+ *
+ * <p>Deadlines (see {@code docs/limits.md}): a request head must end within the head timeout of
+ * its first byte, a body within the body timeout of its head and at no less than the minimum
+ * rate after its first second: else 408, in the request's turn among pipelined ones, and the
+ * connection closes. Between requests the connection closes after the idle timeout, which only a
+ * finished exchange starts over; a connection that stays unwritable for the send timeout closes.
+ * A request the decoder refuses, anywhere in it, is answered 400 and the connection closes; a
+ * body answered 413 before it ended is read and thrown away first (up to
+ * {@value #MAX_DISCARDED_BODY} bytes, while it keeps coming), so the client is not reset.
  */
 final class FrontendHandler extends ChannelDuplexHandler {
 
