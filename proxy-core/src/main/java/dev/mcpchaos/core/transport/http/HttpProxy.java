@@ -18,6 +18,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -156,12 +157,20 @@ public final class HttpProxy implements AutoCloseable {
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
-        FrontendHandler frontend = new FrontendHandler(this);
+        initClientPipeline(ch.pipeline(), new FrontendHandler(this));
+    }
+
+    /**
+     * The handlers of a client connection. Netty's pipeline depth limit (128 requests decoded and
+     * not yet answered: then an exception and a close) is lifted: the frontend answers pipelined
+     * requests in order and stops reading while enough of them wait.
+     */
+    void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend) {
         // Before the codec: the first byte of a request head starts its deadline.
-        ch.pipeline().addLast(frontend.readWatch());
-        ch.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+        pipeline.addLast(frontend.readWatch());
+        pipeline.addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
                 .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Integer.MAX_VALUE));
-        ch.pipeline().addLast(frontend);
+        pipeline.addLast(frontend);
     }
 
     /** The address the proxy listens on (with the real port when 0 was asked for). */
