@@ -248,6 +248,42 @@ class HttpClientLimitsIT {
         assertThat(timeouts("body")).isEqualTo(1);
     }
 
+    /**
+     * A pipelined request that misses its deadline while the one before it is still being
+     * answered: the one before is answered, then the late one 408, in order, then the close.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"head", "body"})
+    void aPipelinedRequestThatMissesItsDeadlineIsAnswered408InItsTurn(String phase) throws Exception {
+        ScriptedUpstream upstream = closeLater(ScriptedUpstream.start((request, conn) -> {
+            try {
+                Thread.sleep(1_000); // the first request's answer takes a second
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            echoId(request, conn);
+        }));
+        RunningHttp proxy = proxy(upstream.endpoint(), b -> b.requestHeadTimeout(Duration.ofMillis(300))
+                .requestBodyTimeout(Duration.ofMillis(300)).minRequestBodyRate(0));
+        try (RawHttp client = RawHttp.connect(proxy.address().getPort())) {
+            byte[] first = ping(1).getBytes(UTF_8);
+            client.write(postHead("HTTP/1.1", first.length)).write(first);
+            Thread.sleep(50);
+            byte[] second = ping(2, 100);
+            if (phase.equals("head")) {
+                client.write(java.util.Arrays.copyOf(postHead("HTTP/1.1", second.length), 30));
+            } else {
+                client.write(postHead("HTTP/1.1", second.length)).write(java.util.Arrays.copyOf(second, 50));
+            }
+            assertAnswered(client.readResponse(), 1);
+            RawHttp.Response late = client.readResponse();
+            assertProxyError(late, 408);
+            assertThat(client.awaitClosedByPeer()).isTrue();
+        }
+        assertThat(upstream.requests).as("only the first request went upstream").hasSize(1);
+        assertThat(timeouts(phase)).isEqualTo(1);
+    }
+
     // ------------------------------------------------------------------------------ idle
 
     @Test
