@@ -161,6 +161,7 @@ class HttpClientLimitsIT {
             assertProxyError(response, 408);
             assertThat(response.header("Connection")).isEqualToIgnoringCase("close");
             assertThat(slow.awaitClosedByPeer()).isTrue();
+            System.out.printf("trickled head (deadline 400 ms): 408 after %d ms%n", took);
             assertThat(took).as("ms to the 408").isBetween(350L, 3_000L);
         }
         assertThat(timeouts("head")).isEqualTo(1);
@@ -198,6 +199,7 @@ class HttpClientLimitsIT {
             assertThat(JSON.readTree(response.readBody()).path("error").path("message").asText())
                     .contains("did not end within 500 ms");
             assertThat(stalled.awaitClosedByPeer()).isTrue();
+            System.out.printf("stalled body (deadline 500 ms): 408 after %d ms%n", took);
             assertThat(took).as("ms to the 408").isBetween(450L, 3_000L);
         }
         assertThat(timeouts("body")).isEqualTo(1);
@@ -232,6 +234,7 @@ class HttpClientLimitsIT {
             assertThat(JSON.readTree(response.readBody()).path("error").path("message").asText())
                     .contains("slower than 2000 bytes/s");
             assertThat(trickling.awaitClosedByPeer()).isTrue();
+            System.out.printf("body at 200 B/s (minimum 2000 B/s): 408 after %d ms%n", took);
             assertThat(took).as("ms to the 408: the first second is free, then 2000 B/s").isBetween(1_000L, 5_000L);
         }
         assertThat(timeouts("body")).isEqualTo(1);
@@ -366,6 +369,7 @@ class HttpClientLimitsIT {
             // Reads nothing more: the proxy's buffers fill, the connection stops being writable.
             await().atMost(Duration.ofSeconds(10)).until(() -> failedAt.get() != 0);
             long took = TimeUnit.NANOSECONDS.toMillis(failedAt.get() - start);
+            System.out.printf("client not reading (send timeout 500 ms): closed after %d ms%n", took);
             assertThat(took).as("ms to the close of the stream's upstream connection").isBetween(450L, 5_000L);
             assertThat(timeouts("send")).isEqualTo(1);
             // What the proxy had sent before it closed can still be read, then the connection ends.
@@ -559,6 +563,8 @@ class HttpClientLimitsIT {
             }
         });
         long took = millisSince(start);
+        System.out.printf("300 slow clients (head deadline 4 s): a well-behaved client served %d ms after they"
+                + " began%n", took);
         assertThat(served[0]).isEqualTo(1);
         assertThat(took).as("ms until the well-behaved client was served").isBetween(3_900L, 15_000L);
         for (RawHttp client : slow) {

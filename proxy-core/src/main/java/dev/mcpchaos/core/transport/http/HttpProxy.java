@@ -82,7 +82,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the upstream as a complete request. Pipelined requests are answered in order with no limit on
  * their number: past a few dozen waiting, the connection is not read until they are served.
  * A body over the limit is answered 413 and then read and thrown away (up to
- * {@value FrontendHandler#MAX_DISCARDED_BODY} bytes, within the body deadline) before the
+ * 64 MiB, while it keeps coming and within the body deadline) before the
  * connection closes, so that a client that sends its whole body before reading sees the 413
  * rather than a reset.
  */
