@@ -92,9 +92,39 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
-    /** Time an idle client connection is kept; default 5 min. */
+    /**
+     * Time a client connection is kept between requests; default 5 min. Only a finished
+     * exchange starts it over: bytes trickling in start a request head, which has its own deadline.
+     */
     public HttpProxyBuilder idleTimeout(Duration timeout) {
         delegate.idleTimeout(timeout);
+        return this;
+    }
+
+    /** Time from the first byte of a request head to its end (408 after); default 10 s. */
+    public HttpProxyBuilder requestHeadTimeout(Duration timeout) {
+        delegate.requestHeadTimeout(timeout);
+        return this;
+    }
+
+    /** Time from the end of a request head to the last byte of its body (408 after); default 60 s. */
+    public HttpProxyBuilder requestBodyTimeout(Duration timeout) {
+        delegate.requestBodyTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * The least a request body must average after its first second, in bytes per second (408
+     * under it); 0: no minimum. Default 500.
+     */
+    public HttpProxyBuilder minRequestBodyRate(long bytesPerSecond) {
+        delegate.minRequestBodyRate(bytesPerSecond);
+        return this;
+    }
+
+    /** The longest a client may take nothing the proxy writes to it (closed after); default 60 s. */
+    public HttpProxyBuilder sendTimeout(Duration timeout) {
+        delegate.sendTimeout(timeout);
         return this;
     }
 

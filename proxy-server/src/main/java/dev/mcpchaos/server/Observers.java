@@ -44,6 +44,12 @@ final class Observers {
             }
 
             @Override
+            public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+                first.clientTimedOut(transport, deadline);
+                second.clientTimedOut(transport, deadline);
+            }
+
+            @Override
             public void messageDiscarded(TransportKind transport, String sessionId, Direction direction,
                                          MessageKind kind, Object id, String method, DiscardReason reason) {
                 first.messageDiscarded(transport, sessionId, direction, kind, id, method, reason);

@@ -79,6 +79,30 @@ public interface TransportObserver {
                                   Object id, String method, DiscardReason reason) {
     }
 
+    /**
+     * A client connection missed one of its deadlines and was answered 408 or closed, as
+     * {@link ClientDeadline} says.
+     */
+    default void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+    }
+
+    /** The deadlines of a client connection (HTTP). */
+    enum ClientDeadline {
+        /** A request head did not end within the head timeout from its first byte: 408. */
+        HEAD,
+        /** A request body did not end within the body timeout, or fell under the minimum rate: 408. */
+        BODY,
+        /** The connection sat between requests for the idle timeout: closed. */
+        IDLE,
+        /** The client took nothing written to it for the send timeout: closed. */
+        SEND;
+
+        /** The name used in metrics and events, such as {@code head}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
     /** Why a message let through was not delivered. */
     enum DiscardReason {
         /** The client's connection closed before the message could be written to it. */

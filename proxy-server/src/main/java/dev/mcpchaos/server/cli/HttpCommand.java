@@ -77,13 +77,35 @@ final class HttpCommand implements Callable<Integer> {
     String responseBodyTimeout;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
-            description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
+            description = "Time a client connection is kept between requests; only a finished request starts it over. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
 
     @Option(names = "--session-idle-timeout", paramLabel = "DURATION", defaultValue = "30m",
             description = "Time an MCP session with no request or stream in progress is kept; then the proxy forgets it "
                     + "(its later requests pass on as if never seen). Default: ${DEFAULT-VALUE}.")
     String sessionIdleTimeout;
+
+    @Option(names = "--request-head-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Time from the first byte of a request head to its end; then 408 and the connection closed. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String requestHeadTimeout;
+
+    @Option(names = "--request-body-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "Time from the end of a request head to the last byte of its body; then 408 and the "
+                    + "connection closed. Default: ${DEFAULT-VALUE}.")
+    String requestBodyTimeout;
+
+    @Option(names = "--min-request-body-rate", paramLabel = "SIZE/s", defaultValue = "500B/s",
+            description = "The least a request body must average after its first second; then 408 and the connection "
+                    + "closed. 0 for no minimum. Default: ${DEFAULT-VALUE}.")
+    String minRequestBodyRate;
+
+    @Option(names = "--send-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "The longest a client may take nothing the proxy writes to it (the connection stays "
+                    + "unwritable); then the connection is closed. Default: ${DEFAULT-VALUE}.")
+    String sendTimeout;
+
 
     @Option(names = "--max-sessions", paramLabel = "N", defaultValue = "10000",
             description = "Most MCP sessions kept at once; past that the least recently used is forgotten. "
@@ -164,7 +186,11 @@ final class HttpCommand implements Callable<Integer> {
                     .responseBodyTimeout(Units.parseDuration(responseBodyTimeout))
                     .idleTimeout(Units.parseDuration(idleTimeout))
                     .sessionIdleTimeout(positive(sessionIdleTimeout, "--session-idle-timeout"))
-                    .maxSessions(atLeastOne(maxSessions, "--max-sessions"));
+                    .maxSessions(atLeastOne(maxSessions, "--max-sessions"))
+                    .requestHeadTimeout(Units.parseDuration(requestHeadTimeout))
+                    .requestBodyTimeout(Units.parseDuration(requestBodyTimeout))
+                    .minRequestBodyRate(parseRate(minRequestBodyRate))
+                    .sendTimeout(Units.parseDuration(sendTimeout));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -290,6 +316,20 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": " + value + " (expected: >= 1)");
         }
         return value;
+    }
+
+    /** {@code --min-request-body-rate}: a size per second, such as {@code 500B/s} or {@code 1KiB} (the "/s" may go). */
+    static long parseRate(String text) {
+        String size = text.trim();
+        if (size.endsWith("/s")) {
+            size = size.substring(0, size.length() - 2);
+        }
+        try {
+            return Units.parseSize(size);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--min-request-body-rate: '" + text
+                    + "' (expected: a size per second, such as 500B/s or 1KiB/s, or 0)");
+        }
     }
 
     private static int toInt(long size, String option) {

@@ -146,6 +146,14 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
     }
 
     @Override
+    public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+        write("client_timeout", null, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("phase", deadline.tag());
+        });
+    }
+
+    @Override
     public void messageDiscarded(TransportKind transport, String sessionId, Direction direction, MessageKind kind,
                                  Object id, String method, DiscardReason reason) {
         write("message_discarded", sessionId, g -> {

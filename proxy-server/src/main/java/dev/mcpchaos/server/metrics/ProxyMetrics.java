@@ -60,6 +60,8 @@ public final class ProxyMetrics {
     public static final String LIMIT_BREACHES = "mcp.chaos.limit.breaches";
     /** Counter: upstream failures; tags transport, reason. */
     public static final String UPSTREAM_ERRORS = "mcp.chaos.upstream.errors";
+    /** Counter: client connections that missed a deadline (answered 408 or closed); tags transport, phase. */
+    public static final String CLIENT_TIMEOUTS = "mcp.chaos.client.timeouts";
     /** Counter: messages let through that could not be delivered (their client went away); tags transport, direction, reason. */
     public static final String MESSAGES_DISCARDED = "mcp.chaos.messages.discarded";
     /** Counter: control API connections closed because a request phase took too long; tag phase (head, body, send). */
@@ -228,6 +230,14 @@ public final class ProxyMetrics {
                 .description("Upstream failures: unreachable, timed out, closed, could not start")
                 .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
                 .tag("reason", reason.tag())
+                .register(registry);
+    }
+
+    Counter clientTimeoutCounter(TransportKind transport, TransportObserver.ClientDeadline deadline) {
+        return Counter.builder(CLIENT_TIMEOUTS)
+                .description("Client connections that missed a deadline: request head or body (408), idle, send (closed)")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("phase", deadline.tag())
                 .register(registry);
     }
 

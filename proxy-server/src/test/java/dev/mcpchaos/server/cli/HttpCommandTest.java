@@ -145,4 +145,34 @@ class HttpCommandTest {
         assertThat(HttpCommand.parseUpstream("HTTPS://mcp.example.com/mcp").getHost()).isEqualTo("mcp.example.com");
         assertThat(HttpCommand.parseUpstream("http://[::1]:3001").getPort()).isEqualTo(3001);
     }
+
+    @Test
+    void theClientDeadlineOptionsReachTheProxy() throws Exception {
+        HttpCommand command = new HttpCommand();
+        new CommandLine(command).parseArgs("--quiet", "--listen", "127.0.0.1:0", "--control", "off",
+                "--upstream", "http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp",
+                "--request-head-timeout", "300ms", "--request-body-timeout", "2s", "--min-request-body-rate", "1KiB/s",
+                "--send-timeout", "5s");
+        try (HttpProxyBuilder.RunningHttp proxy = command.start(null);
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            long start = System.nanoTime();
+            socket.getOutputStream().write("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            long took = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(answer).startsWith("HTTP/1.1 408 ").contains("did not end within 300 ms");
+            assertThat(took).isBetween(250L, 5_000L);
+        }
+        assertThat(received).isEmpty();
+    }
+
+    @Test
+    void aMinimumRateIsASizePerSecond() {
+        assertThat(HttpCommand.parseRate("500B/s")).isEqualTo(500);
+        assertThat(HttpCommand.parseRate("1KiB/s")).isEqualTo(1024);
+        assertThat(HttpCommand.parseRate("2KB")).isEqualTo(2000);
+        assertThat(HttpCommand.parseRate("0")).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HttpCommand.parseRate("fast"))
+                .hasMessage("--min-request-body-rate: 'fast' (expected: a size per second, such as 500B/s or 1KiB/s, or 0)");
+    }
 }

@@ -21,8 +21,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -75,7 +77,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
  * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
  * with an exchange in progress, such as an SSE stream, is never idle); 10,000 sessions kept, an
- * idle one for 30 min.
+ * idle one for 30 min; request head 10 s from its
+ * first byte; request body 60 s from the end of its head, and at least 500 bytes/s on average
+ * after its first second; a client connection that takes nothing written to it, 60 s (the send
+ * timeout). A request that misses its head or body deadline is answered 408 (a JSON-RPC error,
+ * in its turn among pipelined requests) and its connection closed.
+ *
+ * <p>Requests must be valid HTTP/1.1 or 1.0: a request line, header or chunked body that Netty's
+ * decoder refuses is answered 400 and its connection closed, and nothing of the request reaches
+ * the upstream as a complete request. Pipelined requests are answered in order with no limit on
+ * their number: past a few dozen waiting, the connection is not read until they are served.
+ * A body over the limit is answered 413 and then read and thrown away (up to
+ * 64 MiB, while it keeps coming and within the body deadline) before the
+ * connection closes, so that a client that sends its whole body before reading sees the 413
+ * rather than a reset.
  */
 public final class HttpProxy implements AutoCloseable {
 
@@ -162,8 +177,20 @@ public final class HttpProxy implements AutoCloseable {
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
         clients.add(ch);
-        ch.pipeline().addLast(new HttpServerCodec(8192, config.maxHeaderSize, 64 * 1024));
-        ch.pipeline().addLast(new FrontendHandler(this));
+        initClientPipeline(ch.pipeline(), new FrontendHandler(this));
+    }
+
+    /**
+     * The handlers of a client connection. Netty's pipeline depth limit (128 requests decoded and
+     * not yet answered: then an exception and a close) is lifted: the frontend answers pipelined
+     * requests in order and stops reading while enough of them wait.
+     */
+    void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend) {
+        // Before the codec: the first byte of a request head starts its deadline.
+        pipeline.addLast(frontend.readWatch());
+        pipeline.addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Integer.MAX_VALUE));
+        pipeline.addLast(frontend);
     }
 
     /** The address the proxy listens on (with the real port when 0 was asked for). */
@@ -329,6 +356,10 @@ public final class HttpProxy implements AutoCloseable {
         private Duration idleTimeout = Duration.ofMinutes(5);
         private Duration sessionIdleTimeout = HttpSessions.DEFAULT_IDLE_TIMEOUT;
         private int maxSessions = HttpSessions.DEFAULT_MAX_SESSIONS;
+        private Duration requestHeadTimeout = Duration.ofSeconds(10);
+        private Duration requestBodyTimeout = Duration.ofSeconds(60);
+        private long minRequestBodyRate = 500;
+        private Duration sendTimeout = Duration.ofSeconds(60);
         private int ioThreads;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
@@ -451,7 +482,12 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** Time a client connection may sit with no exchange before it is closed. Default 5 min. */
+        /**
+         * Time a client connection may sit between requests (no exchange in progress, nothing of
+         * a next request read) before it is closed. Only a finished exchange starts it again:
+         * bytes that trickle in start a request head, which has its own deadline
+         * ({@link #requestHeadTimeout}). Default 5 min.
+         */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = requirePositive(timeout, "idleTimeout");
             return this;
@@ -469,12 +505,59 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         /**
+         * Time from the first byte of a request head to its end; then 408 and the connection
+         * closed. Default 10 s (nginx's {@code client_header_timeout} is 60 s; Envoy's
+         * {@code request_headers_timeout} is off unless set).
+         */
+        public Builder requestHeadTimeout(Duration timeout) {
+            this.requestHeadTimeout = requirePositive(timeout, "requestHeadTimeout");
+            return this;
+        }
+
+        /**
          * Most MCP sessions kept at once; a new one past that evicts the least recently used idle
          * session (the least recently used of all when every one is busy), counted as
          * {@link TransportObserver#sessionExpired}. Default 10,000.
          */
         public Builder maxSessions(int sessions) {
             this.maxSessions = requirePositive(sessions, "maxSessions");
+            return this;
+        }
+
+        /**
+         * Time from the end of a request head to the last byte of its body; then 408 (with a
+         * JSON-RPC error) and the connection closed. Default 60 s (nginx's
+         * {@code client_body_timeout}, 60 s, counts between two reads instead; Envoy's
+         * {@code request_timeout}, off unless set, counts the whole request).
+         */
+        public Builder requestBodyTimeout(Duration timeout) {
+            this.requestBodyTimeout = requirePositive(timeout, "requestBodyTimeout");
+            return this;
+        }
+
+        /**
+         * The least a request body must average from the end of its head, in bytes per second,
+         * once its first second is over: a body that falls behind is answered 408 at once,
+         * instead of holding its connection until {@link #requestBodyTimeout}. 0: no minimum.
+         * Default 500 bytes/s (Apache's {@code RequestReadTimeout body=20,MinRate=500}; nginx and
+         * Envoy have none).
+         */
+        public Builder minRequestBodyRate(long bytesPerSecond) {
+            if (bytesPerSecond < 0) {
+                throw new IllegalArgumentException("minRequestBodyRate: " + bytesPerSecond + " (expected: >= 0)");
+            }
+            this.minRequestBodyRate = bytesPerSecond;
+            return this;
+        }
+
+        /**
+         * The longest a client connection may go without taking what the proxy writes to it:
+         * counted while the connection is not writable (more than Netty's high water mark, 64 KiB,
+         * waits to be sent), from the moment it became so; then the connection is closed.
+         * Default 60 s (nginx's {@code send_timeout}; Envoy has none per connection).
+         */
+        public Builder sendTimeout(Duration timeout) {
+            this.sendTimeout = requirePositive(timeout, "sendTimeout");
             return this;
         }
 
@@ -531,7 +614,8 @@ public final class HttpProxy implements AutoCloseable {
             HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
                     rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
                     (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
-                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), observer);
+                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), requestHeadTimeout.toMillis(),
+                    requestBodyTimeout.toMillis(), minRequestBodyRate, sendTimeout.toMillis(), observer);
             return config;
         }
 
