@@ -23,7 +23,7 @@ import org.testcontainers.utility.DockerImageName;
  * <pre>{@code
  * try (McpChaosContainer chaos = new McpChaosContainer("mcp-chaos:0.1.0")
  *         .withUpstream("http://127.0.0.1:3001/mcp")
- *         .withRules("rules:\n  - name: slow\n    fault: {latency: 300ms}\n")
+ *         .withRules("rules:\n  - name: slow\n    match: {tool: search}\n    fault: {type: latency, latency: 300ms}\n")
  *         .withSeed(42)
  *         .withNetworkMode("host")
  *         .withListenPort(18080)
@@ -72,6 +72,8 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
     private int listenPort = MCP_PORT;
     private int controlPort = CONTROL_PORT;
     private String controlToken;
+    /** The alias Testcontainers gives every container ({@code tc-...}), not one a user chose. */
+    private final List<String> generatedAliases;
 
     /** The container of {@code image}, such as {@code "mcp-chaos:0.1.0"}. */
     public McpChaosContainer(String image) {
@@ -81,6 +83,7 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
     /** The container of {@code image}, an image built by {@code deploy/docker/build-image.sh} or one like it. */
     public McpChaosContainer(DockerImageName image) {
         super(image);
+        generatedAliases = List.copyOf(getNetworkAliases());
         waitingFor(new HealthWaitStrategy().withStartupTimeout(Duration.ofSeconds(60)));
     }
 
@@ -245,17 +248,18 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
     }
 
     /**
-     * Where other containers of this container's network connect: its first network alias, port
+     * Where other containers of this container's network connect: the first network alias given, port
      * {@value #MCP_PORT} and the upstream's path, such as {@code http://chaos:8080/mcp}.
      *
      * @throws IllegalStateException with host networking, or without a network alias
      */
     public URI getNetworkMcpUrl() {
-        if (isHostNetwork() || getNetworkAliases().isEmpty()) {
+        String alias = getNetworkAliases().stream().filter(a -> !generatedAliases.contains(a)).findFirst().orElse(null);
+        if (isHostNetwork() || alias == null) {
             throw new IllegalStateException("McpChaosContainer: no network alias (expected: withNetwork(network)"
                     + ".withNetworkAliases(\"chaos\"), not host networking)");
         }
-        return URI.create("http://" + getNetworkAliases().get(0) + ":" + MCP_PORT + path());
+        return URI.create("http://" + alias + ":" + MCP_PORT + path());
     }
 
     /** The control API's token, or null when there is none (host networking without {@link #withControlToken(String)}). */
