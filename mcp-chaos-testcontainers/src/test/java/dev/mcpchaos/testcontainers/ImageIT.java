@@ -7,6 +7,8 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.TopContainerResponse;
 import com.github.dockerjava.api.command.WaitContainerResultCallback;
 import dev.mcpchaos.testcontainers.HostPeers.ServerEverything;
+import io.modelcontextprotocol.client.McpSyncClient;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -21,6 +23,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.startupcheck.OneShotStartupCheckStrategy;
+import org.testcontainers.containers.wait.strategy.Wait;
 
 /** The image of deploy/docker itself: its user, its health check, SIGTERM, the usage. */
 @ExtendWith(DockerEngine.class)
@@ -87,6 +90,35 @@ class ImageIT {
             Integer code = docker.waitContainerCmd(chaos.getContainerId()).exec(new WaitContainerResultCallback())
                     .awaitStatusCode(20, TimeUnit.SECONDS);
             assertThat(code).as("exit code after SIGTERM; log:\n%s", chaos.getLogs()).isZero();
+        }
+    }
+
+    /**
+     * The entry point fills in only what the arguments lack: here every variable points where
+     * nothing listens, and the arguments where the server and free ports are. (The variables
+     * alone are what every McpChaosContainer test runs on.)
+     */
+    @Test
+    void argumentsWinOverTheVariables() {
+        int listen = HostPeers.freePort();
+        int control = HostPeers.freePort();
+        try (GenericContainer<?> proxy = new GenericContainer<>(DockerEngine.image())
+                .withNetworkMode("host")
+                .withEnv("MCP_CHAOS_UPSTREAM", "http://127.0.0.1:1/mcp")
+                .withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:1")
+                .withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:1")
+                .withCommand("http", "--upstream", server.endpoint().toString(),
+                        "--listen", "127.0.0.1:" + listen, "--control", "127.0.0.1:" + control)
+                .waitingFor(Wait.forLogMessage(".*HttpCommand: clients: .*\\n", 1)
+                        .withStartupTimeout(Duration.ofSeconds(60)))) {
+            proxy.start();
+            McpSyncClient client = HostPeers.sdkClient(URI.create("http://127.0.0.1:" + listen + "/mcp")).build();
+            try {
+                assertThat(client.initialize().serverInfo().name()).isEqualTo("mcp-servers/everything");
+            } finally {
+                client.closeGracefully();
+            }
+            assertThat(proxy.getLogs()).contains("control API on http://127.0.0.1:" + control + "/");
         }
     }
 
