@@ -1,0 +1,134 @@
+package dev.mcpchaos.testcontainers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.TopContainerResponse;
+import com.github.dockerjava.api.command.WaitContainerResultCallback;
+import dev.mcpchaos.testcontainers.HostPeers.ServerEverything;
+import io.modelcontextprotocol.client.McpSyncClient;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Container.ExecResult;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.startupcheck.OneShotStartupCheckStrategy;
+import org.testcontainers.containers.wait.strategy.Wait;
+
+/** The image of deploy/docker itself: its user, its health check, SIGTERM, the usage. */
+@ExtendWith(DockerEngine.class)
+class ImageIT {
+
+    @TempDir
+    static Path dir;
+
+    private static ServerEverything server;
+
+    @BeforeAll
+    static void startServer() {
+        server = ServerEverything.start(dir);
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static McpChaosContainer container() {
+        return new McpChaosContainer(DockerEngine.image())
+                .withUpstream(server.endpoint().toString())
+                .withNetworkMode("host")
+                .withListenPort(HostPeers.freePort())
+                .withControlPort(HostPeers.freePort());
+    }
+
+    @Test
+    void runsAsANonRootUserAndItsHealthCheckTurnsHealthy() throws Exception {
+        try (McpChaosContainer chaos = container()) {
+            chaos.start();
+            assertThat(chaos.getContainerInfo().getConfig().getUser()).isEqualTo("10001:10001");
+            DockerClient docker = DockerClientFactory.lazyClient();
+            TopContainerResponse top = docker.topContainerCmd(chaos.getContainerId()).withPsArgs("-o pid,uid,args").exec();
+            List<String> titles = Arrays.asList(top.getTitles());
+            int uid = titles.indexOf("UID");
+            assertThat(top.getProcesses()).isNotEmpty();
+            assertThat(Arrays.stream(top.getProcesses()).map(p -> p[uid])).as("the container's processes' uids")
+                    .containsOnly("10001");
+
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(chaos::isHealthy);
+
+            // The health check's command as Docker runs it, and its twin against a port where
+            // nothing listens, which must fail: the check can tell.
+            ExecResult healthy = chaos.execInContainer("java", "-cp", "/opt/mcp-chaos/entrypoint.jar",
+                    "dev.mcpchaos.docker.Entrypoint", "health");
+            assertThat(healthy.getExitCode()).as(healthy.getStderr()).isZero();
+            ExecResult nothingThere = chaos.execInContainer("java", "-cp", "/opt/mcp-chaos/entrypoint.jar",
+                    "dev.mcpchaos.docker.Entrypoint", "health", "127.0.0.1:1");
+            assertThat(nothingThere.getExitCode()).isEqualTo(1);
+            assertThat(nothingThere.getStderr()).contains("unhealthy", "127.0.0.1:1");
+        }
+    }
+
+    @Test
+    void sigtermStopsTheProxyWithExitCodeZero() {
+        try (McpChaosContainer chaos = container()) {
+            chaos.start();
+            DockerClient docker = DockerClientFactory.lazyClient();
+            docker.killContainerCmd(chaos.getContainerId()).withSignal("TERM").exec();
+            Integer code = docker.waitContainerCmd(chaos.getContainerId()).exec(new WaitContainerResultCallback())
+                    .awaitStatusCode(20, TimeUnit.SECONDS);
+            assertThat(code).as("exit code after SIGTERM; log:\n%s", chaos.getLogs()).isZero();
+        }
+    }
+
+    /**
+     * The entry point fills in only what the arguments lack: here every variable points where
+     * nothing listens, and the arguments where the server and free ports are. (The variables
+     * alone are what every McpChaosContainer test runs on.)
+     */
+    @Test
+    void argumentsWinOverTheVariables() {
+        int listen = HostPeers.freePort();
+        int control = HostPeers.freePort();
+        try (GenericContainer<?> proxy = new GenericContainer<>(DockerEngine.image())
+                .withNetworkMode("host")
+                .withEnv("MCP_CHAOS_UPSTREAM", "http://127.0.0.1:1/mcp")
+                .withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:1")
+                .withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:1")
+                .withCommand("http", "--upstream", server.endpoint().toString(),
+                        "--listen", "127.0.0.1:" + listen, "--control", "127.0.0.1:" + control)
+                .waitingFor(Wait.forLogMessage(".*HttpCommand: clients: .*\\n", 1)
+                        .withStartupTimeout(Duration.ofSeconds(60)))) {
+            proxy.start();
+            McpSyncClient client = HostPeers.sdkClient(URI.create("http://127.0.0.1:" + listen + "/mcp")).build();
+            try {
+                assertThat(client.initialize().serverInfo().name()).isEqualTo("mcp-servers/everything");
+            } finally {
+                client.closeGracefully();
+            }
+            assertThat(proxy.getLogs()).contains("control API on http://127.0.0.1:" + control + "/");
+        }
+    }
+
+    @Test
+    void httpHelpPrintsTheUsage() {
+        try (GenericContainer<?> help = new GenericContainer<>(DockerEngine.image())
+                .withCommand("http", "--help")
+                .withStartupCheckStrategy(new OneShotStartupCheckStrategy().withTimeout(Duration.ofSeconds(30)))) {
+            help.start(); // fails unless the command exits 0
+            assertThat(help.getLogs()).contains("Usage: mcp-chaos http", "--upstream=URL", "--listen=HOST:PORT");
+        }
+    }
+}
