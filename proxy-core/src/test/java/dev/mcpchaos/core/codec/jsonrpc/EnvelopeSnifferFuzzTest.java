@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.codec.jsonrpc;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -62,6 +63,7 @@ class EnvelopeSnifferFuzzTest {
             .getBytes(StandardCharsets.UTF_8);
     private static final byte[] AFTER = "[{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}]".getBytes(StandardCharsets.UTF_8);
 
+    @DictionaryEntries({"\"jsonrpc\"", "\"2.0\"", "\"id\"", "\"method\"", "\"params\"", "\"name\"", "\"result\"", "\"error\"", "\"tools/call\"", "\\u", "\\ud83d\\udd0d", "null", "true", "1e400", "-0.0", "9223372036854775808"})
     @FuzzTest
     void sniffsAsTheParserReadsIt(byte[] input) {
         Envelope reference = new EnvelopeSniffer(false).sniff(input, 0, input.length);

@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.codec.line;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.mcpchaos.testing.Cuts;
 import dev.mcpchaos.testing.Fragments;
@@ -38,6 +39,7 @@ class LineFramerFuzzTest {
     record Oversized(long length) {
     }
 
+    @DictionaryEntries({"\r\n", "\n", "\r", "\r\r\n"})
     @FuzzTest
     void framesLikeTheModel(byte[] input) {
         long seed = Cuts.seed(input);

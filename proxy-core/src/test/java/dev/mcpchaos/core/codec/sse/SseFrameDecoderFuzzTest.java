@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.codec.sse;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
@@ -39,6 +40,7 @@ class SseFrameDecoderFuzzTest {
     record Decoded(List<FrameView> frames, long oversizedEvents, long unterminatedTails, long frameCount) {
     }
 
+    @DictionaryEntries({"data: ", "event: ", "message", "id: ", "retry: ", "\n\n", "\r\n", "{\"jsonrpc\":\"2.0\",", "\"id\":", "\"method\":", "\"params\":{\"name\":", "\"result\":", "\"error\":"})
     @FuzzTest
     void decodesEveryEventAsTheSnifferReadsItsData(byte[] input) {
         long seed = Cuts.seed(input);

@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.codec.sse;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.mcpchaos.testing.Cuts;
 import dev.mcpchaos.testing.Fragments;
@@ -41,6 +42,7 @@ class SseFramerFuzzTest {
     record Tail(String bytes) {
     }
 
+    @DictionaryEntries({"data:", "data: ", "event:", "event: message", "id:", "id: ", "retry:", "retry: ", ":", "\r\n", "\r\n\r\n", "\n\n", "\r\r", "\ufeff"})
     @FuzzTest
     void framesLikeTheSpec(byte[] input) {
         long seed = Cuts.seed(input);
