@@ -19,7 +19,14 @@ import java.util.List;
  */
 public final class TrackingAllocator extends AbstractByteBufAllocator {
 
+    /**
+     * With {@code -Dtracking.allocator.stacks=true}, where each buffer was allocated goes into the
+     * failure message: to see who holds a buffer a fuzzer found unreleased.
+     */
+    private static final boolean STACKS = Boolean.getBoolean("tracking.allocator.stacks");
+
     private final List<ByteBuf> allocated = new ArrayList<>();
+    private final List<Throwable> allocatedAt = new ArrayList<>();
 
     public TrackingAllocator() {
         super(false);
@@ -42,6 +49,9 @@ public final class TrackingAllocator extends AbstractByteBufAllocator {
 
     private ByteBuf track(ByteBuf buf) {
         allocated.add(buf);
+        if (STACKS) {
+            allocatedAt.add(new Throwable("allocated here"));
+        }
         return buf;
     }
 
@@ -59,14 +69,25 @@ public final class TrackingAllocator extends AbstractByteBufAllocator {
      */
     public void assertAllReleased(String what) {
         List<String> held = new ArrayList<>();
-        for (ByteBuf buf : allocated) {
+        Throwable firstAt = null;
+        for (int i = 0; i < allocated.size(); i++) {
+            ByteBuf buf = allocated.get(i);
             if (buf.refCnt() != 0) {
                 held.add(buf.refCnt() + "x " + buf.capacity() + " B (" + buf.readableBytes() + " readable)");
+                if (firstAt == null && STACKS) {
+                    firstAt = allocatedAt.get(i);
+                }
             }
         }
         allocated.clear();
+        allocatedAt.clear();
         if (!held.isEmpty()) {
-            throw new AssertionError(held.size() + " buffer(s) not released after " + what + ": " + held);
+            AssertionError error = new AssertionError(held.size() + " buffer(s) not released after " + what + ": "
+                    + held + (STACKS ? "" : " (-Dtracking.allocator.stacks=true shows where the first was allocated)"));
+            if (firstAt != null) {
+                error.initCause(firstAt);
+            }
+            throw error;
         }
     }
 }
