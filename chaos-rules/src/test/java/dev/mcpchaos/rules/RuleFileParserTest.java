@@ -150,7 +150,7 @@ class RuleFileParserTest {
                 .hasMessageStartingWith("rules.json: line 1, column 14: not valid YAML/JSON: Unrecognized token 'x'");
         assertThatThrownBy(() -> RuleSet.parseRule("name: a\nfault: {type: drop}\n---\nname: b\n", "rule.yaml"))
                 .isInstanceOf(RuleFileException.class)
-                .hasMessageStartingWith("rule.yaml: line 3, column 1: another document after the first");
+                .hasMessageStartingWith("rule.yaml: line 4, column 1: another document after the first");
     }
 
     @Test
