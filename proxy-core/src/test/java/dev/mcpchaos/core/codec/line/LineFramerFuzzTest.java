@@ -39,7 +39,7 @@ class LineFramerFuzzTest {
     record Oversized(long length) {
     }
 
-    @DictionaryEntries({"\r\n", "\n", "\r", "\r\r\n"})
+    @DictionaryEntries({"\\x0D\\x0A", "\\x0A", "\\x0D", "\\x0D\\x0D\\x0A"})
     @FuzzTest
     void framesLikeTheModel(byte[] input) {
         long seed = Cuts.seed(input);

@@ -40,7 +40,7 @@ class SseFrameDecoderFuzzTest {
     record Decoded(List<FrameView> frames, long oversizedEvents, long unterminatedTails, long frameCount) {
     }
 
-    @DictionaryEntries({"data: ", "event: ", "message", "id: ", "retry: ", "\n\n", "\r\n", "{\"jsonrpc\":\"2.0\",", "\"id\":", "\"method\":", "\"params\":{\"name\":", "\"result\":", "\"error\":"})
+    @DictionaryEntries({"data: ", "event: ", "message", "id: ", "retry: ", "\\x0A\\x0A", "\\x0D\\x0A", "{\"jsonrpc\":\"2.0\",", "\"id\":", "\"method\":", "\"params\":{\"name\":", "\"result\":", "\"error\":"})
     @FuzzTest
     void decodesEveryEventAsTheSnifferReadsItsData(byte[] input) {
         long seed = Cuts.seed(input);

@@ -42,7 +42,7 @@ class SseFramerFuzzTest {
     record Tail(String bytes) {
     }
 
-    @DictionaryEntries({"data:", "data: ", "event:", "event: message", "id:", "id: ", "retry:", "retry: ", ":", "\r\n", "\r\n\r\n", "\n\n", "\r\r", "\ufeff"})
+    @DictionaryEntries({"data:", "data: ", "event:", "event: message", "id:", "id: ", "retry:", "retry: ", ":", "\\x0D\\x0A", "\\x0D\\x0A\\x0D\\x0A", "\\x0A\\x0A", "\\x0D\\x0D", "\ufeff"})
     @FuzzTest
     void framesLikeTheSpec(byte[] input) {
         long seed = Cuts.seed(input);

@@ -57,7 +57,7 @@ class HttpFrontendFuzzTest {
         }
     }
 
-    @DictionaryEntries({"POST /mcp HTTP/1.1\r\n", "GET /mcp HTTP/1.1\r\n", "DELETE /mcp HTTP/1.1\r\n", "HTTP/1.0", "\r\n\r\n", "Content-Length: ", "Transfer-Encoding: chunked\r\n", "Connection: keep-alive\r\n", "Connection: close\r\n", "Expect: 100-continue\r\n", "Mcp-Session-Id: ", "Accept: text/event-stream\r\n", "Content-Type: application/json\r\n", "0\r\n\r\n", ";ext=1", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"})
+    @DictionaryEntries({"POST /mcp HTTP/1.1\\x0D\\x0A", "GET /mcp HTTP/1.1\\x0D\\x0A", "DELETE /mcp HTTP/1.1\\x0D\\x0A", "HTTP/1.0", "\\x0D\\x0A\\x0D\\x0A", "Content-Length: ", "Transfer-Encoding: chunked\\x0D\\x0A", "Connection: keep-alive\\x0D\\x0A", "Connection: close\\x0D\\x0A", "Expect: 100-continue\\x0D\\x0A", "Mcp-Session-Id: ", "Accept: text/event-stream\\x0D\\x0A", "Content-Type: application/json\\x0D\\x0A", "0\\x0D\\x0A\\x0D\\x0A", ";ext=1", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"})
     @FuzzTest
     void answersAnyBytesWithoutEscapingOrLeaking(byte[] input) {
         List<List<byte[]>> cuts = Cuts.of(input);
