@@ -1,7 +1,9 @@
 package dev.mcpchaos.rules;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,6 +28,7 @@ import org.yaml.snakeyaml.events.AliasEvent;
 import org.yaml.snakeyaml.events.Event;
 import org.yaml.snakeyaml.events.NodeEvent;
 
+import java.io.IOException;
 import java.io.StringReader;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -148,11 +151,26 @@ final class RuleFileParser {
     }
 
     private JsonNode readTree(String text, String expected) {
+        ObjectMapper mapper = json ? JSON : YAML;
         JsonNode root;
-        try {
-            root = (json ? JSON : YAML).readTree(text);
+        try (JsonParser parser = mapper.createParser(text)) {
+            root = mapper.readTree(parser);
+            // What follows the first value must not be dropped unread: a second YAML document (its
+            // rules would be lost without a word) or JSON value. Empty YAML documents are nothing.
+            JsonToken next = parser.nextToken();
+            while (!json && next == JsonToken.VALUE_NULL) {
+                next = parser.nextToken();
+            }
+            if (next != null) {
+                JsonLocation at = parser.currentTokenLocation();
+                throw new RuleFileException(source, null, "line " + at.getLineNr() + ", column " + at.getColumnNr()
+                        + ": another " + (json ? "value" : "document") + " after the first (expected: only " + expected
+                        + (json ? ")" : "; put every rule in one list)"));
+            }
         } catch (JsonProcessingException e) {
             throw new RuleFileException(source, null, syntaxProblem(e, text));
+        } catch (IOException e) {
+            throw new IllegalStateException("reading text in memory failed", e); // a String cannot fail to read
         }
         if (!json) {
             refuseAnchorsAndAliases(text);
@@ -308,6 +326,11 @@ final class RuleFileParser {
         if (id != null && !id.isNull()) {
             if (id.isIntegralNumber() && id.canConvertToLong()) {
                 match.id(id.longValue());
+            } else if (id.isNumber() && !id.isIntegralNumber() && !Double.isFinite(id.doubleValue())) {
+                // A fraction beyond a double (1e999) is read as Infinity, which no BigDecimal holds
+                // (and which Text.given would quote, as jackson writes it: like a string).
+                throw new InvalidParameterException("match.id", id.asText(),
+                        "a JSON-RPC id: a string, or a number from -1.7e308 to 1.7e308");
             } else if (id.isNumber()) {
                 match.id(new BigDecimal(id.asText()));
             } else if (id.isTextual()) {

@@ -132,6 +132,35 @@ class RuleFileParserTest {
                 });
     }
 
+    /** Found by RuleFileParserFuzzTest: the second document's rules were dropped without a word. */
+    @Test
+    void aSecondDocumentOrValueIsRefusedNotIgnored() {
+        String second = "rules: []\n---\nrules:\n  - name: lost\n    fault: {type: drop}\n";
+        assertThatThrownBy(() -> RuleSet.parse(second, "rules.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("rules.yaml: line 3, column 1: another document after the first (expected: only a mapping"
+                        + " with seed and rules; put every rule in one list)");
+        assertThatThrownBy(() -> RuleSet.parse("{\"rules\":[]} {\"rules\":[{\"name\":\"lost\",\"fault\":"
+                + "{\"type\":\"drop\"}}]}", "rules.json"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("rules.json: line 1, column 14: another value after the first (expected: only a mapping"
+                        + " with seed and rules)");
+        assertThatThrownBy(() -> RuleSet.parse("{\"rules\":[]} x", "rules.json"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessageStartingWith("rules.json: line 1, column 14: not valid YAML/JSON: Unrecognized token 'x'");
+        assertThatThrownBy(() -> RuleSet.parseRule("name: a\nfault: {type: drop}\n---\nname: b\n", "rule.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessageStartingWith("rule.yaml: line 4, column 1: another document after the first");
+    }
+
+    @Test
+    void emptyDocumentsAroundTheRulesAreNothing() {
+        String yaml = "---\nrules:\n  - name: kept\n    fault: {type: drop}\n---\n...\n";
+        assertThat(RuleSet.parse(yaml, "rules.yaml").rules()).extracting(Rule::name).containsExactly("kept");
+        assertThat(RuleSet.parse("{\"rules\":[{\"name\":\"kept\",\"fault\":{\"type\":\"drop\"}}]}\n\n",
+                "rules.json").rules()).extracting(Rule::name).containsExactly("kept");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
             empty file               | ""                                           | test.yaml: empty (expected: a mapping with seed and rules)
@@ -170,6 +199,8 @@ class RuleFileParserTest {
             method empty             | "rules: [{name: a, match: {method: ''}, fault: {type: drop}}]" | test.yaml: rule 'a': match.method: '' (expected: a method name or glob, such as tools/call or notifications/*)
             tool not text            | "rules: [{name: a, match: {tool: 5}, fault: {type: drop}}]" | test.yaml: rule 'a': match.tool: 5 (expected: a tool name or glob, such as search*)
             id is a list             | "rules: [{name: a, match: {id: [1]}, fault: {type: drop}}]" | test.yaml: rule 'a': match.id: [1] (expected: a JSON-RPC id: a number or a string)
+            id beyond a double       | "rules: [{name: a, match: {id: 1e999}, fault: {type: drop}}]" | test.yaml: rule 'a': match.id: Infinity (expected: a JSON-RPC id: a string, or a number from -1.7e308 to 1.7e308)
+            id below a double        | "rules: [{name: a, match: {id: -1.5e400}, fault: {type: drop}}]" | test.yaml: rule 'a': match.id: -Infinity (expected: a JSON-RPC id: a string, or a number from -1.7e308 to 1.7e308)
             headers not a mapping    | "rules: [{name: a, match: {headers: x}, fault: {type: drop}}]" | test.yaml: rule 'a': match.headers: 'x' (expected: a mapping of header names to globs, such as {X-Tenant: blue*})
             header value not text    | "rules: [{name: a, match: {transport: http, headers: {X-A: [1]}}, fault: {type: drop}}]" | test.yaml: rule 'a': match.headers.X-A: [1] (expected: a glob, such as blue*)
             http fault on stdio rule | "rules: [{name: a, match: {transport: stdio}, fault: {type: http_status, status: 503}}]" | test.yaml: rule 'a': http_status: only applies to the http transport (the rule's match.transport is stdio)
