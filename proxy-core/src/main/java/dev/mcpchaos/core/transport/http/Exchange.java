@@ -576,7 +576,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         } else if (sessionId != null && (named == null || named.equals(sessionId))
                 && response.status().codeClass() == HttpStatusClass.SUCCESS
                 && !HttpMethod.DELETE.equals(head.method())) {
-            frontend.sessions().learn(sessionId, chain); // accepted: kept unless the table holds it already
+            frontend.sessions().accepted(sessionId, chain); // kept unless held already or ended meanwhile
         }
         if (sessionId != null && (response.status().code() == 404
                 || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()

@@ -63,6 +63,20 @@ final class HttpSessions implements AutoCloseable {
     /** By id, least recently used first (access order); guarded by itself. */
     private final LinkedHashMap<String, Entry> table = new LinkedHashMap<>(64, 0.75f, true);
     private final AtomicLong unnamed = new AtomicLong();
+    /**
+     * Sessions that ended (DELETE, a 404) lately, the last 10,000, guarded by {@code table}: a
+     * 2xx that comes after the end for a request that named the session (a stream's reconnect,
+     * a request in flight beside the DELETE) must not bring it back into the table.
+     */
+    private final Set<String> ended = Collections.newSetFromMap(
+            new LinkedHashMap<String, Boolean>() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > 10_000;
+                }
+            });
     /** Whether a fault ever expired a session; until one does, no request needs the lock. */
     private volatile boolean anyExpired;
     private final Set<String> expired = Collections.newSetFromMap(
@@ -181,12 +195,24 @@ final class HttpSessions implements AutoCloseable {
      * least recently used session if it is full. Nothing happens when it holds the id already.
      */
     void learn(String sessionId, InterceptorChain chain) {
+        learn(sessionId, chain, false);
+    }
+
+    /**
+     * The upstream answered 2xx to a request that named {@code sessionId}: it knows the session,
+     * so the table keeps it, unless it ended meanwhile (see {@link #ended}).
+     */
+    void accepted(String sessionId, InterceptorChain chain) {
+        learn(sessionId, chain, true);
+    }
+
+    private void learn(String sessionId, InterceptorChain chain, boolean acceptedOnly) {
         if (isExpired(sessionId)) {
             return; // a fault expired it (perhaps while this answer was on its way): answered 404 from now on
         }
         List<Forgotten> evicted = null;
         synchronized (table) {
-            if (closed || table.containsKey(sessionId)) {
+            if (closed || table.containsKey(sessionId) || acceptedOnly && ended.contains(sessionId)) {
                 return;
             }
             chain.session().rename(sessionId);
@@ -224,6 +250,7 @@ final class HttpSessions implements AutoCloseable {
         boolean removed;
         synchronized (table) {
             removed = table.remove(sessionId) != null;
+            ended.add(sessionId);
         }
         if (removed) {
             observer.sessionEnded(TransportKind.HTTP, sessionId);
