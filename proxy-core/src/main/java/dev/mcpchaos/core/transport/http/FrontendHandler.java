@@ -294,6 +294,12 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (msg == readingRequest) {
             readingQueued = false; // its turn came while its body is still coming
         }
+        if (msg instanceof HttpRequest && !isHttp1(((HttpRequest) msg).protocolVersion())) {
+            HttpVersion version = ((HttpRequest) msg).protocolVersion();
+            ReferenceCountUtil.release(msg);
+            rejectMalformed(new UnsupportedVersionException(version));
+            return;
+        }
         if (msg instanceof HttpRequest) {
             HttpRequest request = (HttpRequest) msg;
             currentPost = HttpMethod.POST.equals(request.method());
@@ -344,7 +350,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 return;
             }
         }
-        HttpResponseStatus status = cause instanceof TooLongHttpHeaderException
+        HttpResponseStatus status = cause instanceof UnsupportedVersionException
+                ? HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED
+                : cause instanceof TooLongHttpHeaderException
                 ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                 : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                 : HttpResponseStatus.BAD_REQUEST;
@@ -358,6 +366,25 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 "mcp-chaos: malformed HTTP request: " + cause.getMessage());
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * HTTP/1.0 and 1.1 are served; a request line of another version (HTTP/2.0 in HTTP/1
+     * framing, HTTP/1.2) is answered 505 in HTTP/1.1 and never forwarded (RFC 9110 15.6.6): an
+     * answer in the request's version would claim a protocol the proxy does not speak (fuzzing
+     * finding F1).
+     */
+    private static boolean isHttp1(HttpVersion version) {
+        return version.majorVersion() == 1 && version.minorVersion() <= 1;
+    }
+
+    /** A request line whose HTTP version the proxy does not serve. */
+    private static final class UnsupportedVersionException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UnsupportedVersionException(HttpVersion version) {
+            super("HTTP version " + version.text() + " (expected: HTTP/1.1 or HTTP/1.0)", null, false, false);
+        }
     }
 
     /** The exchange is answered: serve the next request, or close. */
