@@ -18,9 +18,15 @@ import dev.mcpchaos.rules.fault.FaultRegistry;
 import dev.mcpchaos.rules.fault.InvalidParameterException;
 import dev.mcpchaos.rules.internal.Text;
 import dev.mcpchaos.rules.match.MessageMatch;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.NodeEvent;
 
+import java.io.StringReader;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,6 +154,9 @@ final class RuleFileParser {
         } catch (JsonProcessingException e) {
             throw new RuleFileException(source, null, syntaxProblem(e, text));
         }
+        if (!json) {
+            refuseAnchorsAndAliases(text);
+        }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new RuleFileException(source, null, "empty (expected: " + expected + ")");
         }
@@ -155,6 +164,35 @@ final class RuleFileParser {
             throw new RuleFileException(source, null, "top level: " + Text.given(root) + " (expected: " + expected + ")");
         }
         return root;
+    }
+
+    /**
+     * Refuses YAML anchors ({@code &a}) and aliases ({@code *a}): jackson drops an anchor and
+     * reads an alias as the text of its name, so {@code latency: *slow} would be the string
+     * {@code slow}, not the anchored value, and a merge key ({@code <<: *base}) a key named
+     * {@code <<}. A rule file is short enough to write out in full; a quiet misreading is worse
+     * than a refusal. snakeyaml's own events are read, since jackson does not show every anchor.
+     * Called once jackson has read the text, so the syntax is known to be valid.
+     */
+    private void refuseAnchorsAndAliases(String text) {
+        LoaderOptions options = new LoaderOptions();
+        options.setCodePointLimit(Integer.MAX_VALUE); // jackson took the whole text already
+        try {
+            for (Event event : new Yaml(options).parse(new StringReader(text))) {
+                String what;
+                if (event instanceof AliasEvent alias) {
+                    what = "alias '*" + alias.getAnchor() + "'";
+                } else if (event instanceof NodeEvent node && node.getAnchor() != null) {
+                    what = "anchor '&" + node.getAnchor() + "'";
+                } else {
+                    continue;
+                }
+                throw new RuleFileException(source, null, at(event.getStartMark()) + ": YAML " + what
+                        + " (expected: no anchors or aliases; write the value out where it is used)");
+            }
+        } catch (MarkedYAMLException e) {
+            throw new RuleFileException(source, null, yamlSyntaxProblem(e, text));
+        }
     }
 
     private Rule parseRule(JsonNode node, String label, int index, Map<String, Integer> names) {
@@ -364,7 +402,7 @@ final class RuleFileParser {
     private static String syntaxProblem(JsonProcessingException e, String text) {
         MarkedYAMLException yaml = markedYamlCause(e);
         if (yaml != null && yaml.getProblemMark() != null && yaml.getProblem() != null) {
-            return at(yaml.getProblemMark()) + ": not valid YAML/JSON: " + yamlProblem(yaml, text);
+            return yamlSyntaxProblem(yaml, text);
         }
         String message = String.valueOf(e.getOriginalMessage()).trim();
         int newline = message.indexOf('\n');
@@ -375,6 +413,14 @@ final class RuleFileParser {
         String where = location != null && location.getLineNr() > 0
                 ? "line " + location.getLineNr() + ", column " + location.getColumnNr() + ": " : "";
         return where + "not valid " + "YAML/JSON: " + message;
+    }
+
+    /** {@code line 3, column 5: not valid YAML/JSON: <snakeyaml's problem in plain words>}. */
+    private static String yamlSyntaxProblem(MarkedYAMLException yaml, String text) {
+        if (yaml.getProblemMark() == null || yaml.getProblem() == null) {
+            return "not valid YAML/JSON: " + yaml.getMessage().lines().findFirst().orElse("").trim();
+        }
+        return at(yaml.getProblemMark()) + ": not valid YAML/JSON: " + yamlProblem(yaml, text);
     }
 
     private static MarkedYAMLException markedYamlCause(Throwable e) {

@@ -342,6 +342,47 @@ class RuleFileParserTest {
         assertThat(good.rules()).extracting(Rule::name).containsExactly("a");
     }
 
+    /** The same rules twice: anchors and aliases, then written out in full. */
+    private static final String WITH_ALIAS = String.join("\n",
+            "rules:",
+            "  - name: slow-a",
+            "    fault: {type: latency, latency: &slow 2s}",
+            "  - name: slow-b",
+            "    fault: {type: latency, latency: *slow}",
+            "");
+    private static final String WITHOUT_ALIAS = WITH_ALIAS.replace("&slow ", "").replace("*slow", "2s");
+
+    @Test
+    void yamlAnchorsAndAliasesAreRefusedWithTheirPlace(@TempDir Path dir) throws IOException {
+        // Read as jackson reads them, the alias would be the text "slow": refused, naming where.
+        assertThatThrownBy(() -> RuleSet.parse(WITH_ALIAS, "rules.yaml"))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessage("rules.yaml: line 3, column 37: YAML anchor '&slow' (expected: no anchors or aliases; "
+                        + "write the value out where it is used)");
+        String aliasOnly = WITH_ALIAS.replace("&slow ", "");
+        assertThatThrownBy(() -> RuleSet.parse(aliasOnly, "rules.yaml"))
+                .hasMessage("rules.yaml: line 5, column 37: YAML alias '*slow' (expected: no anchors or aliases; "
+                        + "write the value out where it is used)");
+        // A merge key over an anchored mapping: the anchor on a mapping is found too.
+        String merged = "rules:\n  - &base\n    name: a\n    fault: {type: drop}\n  - <<: *base\n    name: b\n";
+        assertThatThrownBy(() -> RuleSet.parse(merged, "rules.yaml"))
+                .hasMessageStartingWith("rules.yaml: line 2, column 5: YAML anchor '&base' (expected: ");
+        Path file = dir.resolve("aliased.yaml");
+        Files.writeString(file, WITH_ALIAS);
+        assertThatThrownBy(() -> RuleSet.load(file))
+                .hasMessage(file + ": line 3, column 37: YAML anchor '&slow' (expected: no anchors or aliases; "
+                        + "write the value out where it is used)");
+        assertThatThrownBy(() -> RuleSet.parseRule("{name: a, fault: {type: drop, note: *x}}", "POST /rules"))
+                .hasMessageStartingWith("POST /rules: line 1, column 37: YAML alias '*x'");
+
+        // The twin: the same rules, written out, are read, each with its 2 s.
+        RuleSet plain = RuleSet.parse(WITHOUT_ALIAS, "rules.yaml");
+        assertThat(plain.rules()).extracting(Rule::name).containsExactly("slow-a", "slow-b");
+        assertThat(plain.toJson()).contains("\"latency\":\"2s\"").doesNotContain("slow\"}");
+        Files.writeString(file, WITHOUT_ALIAS);
+        assertThat(RuleSet.load(file).rules()).hasSize(2);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
             tab before a value      | "a:\\tb"                  | line 1, column 3: not valid YAML/JSON: a tab cannot start a value (use a space)

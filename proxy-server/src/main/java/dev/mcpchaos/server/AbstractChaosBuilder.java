@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * What both proxy builders share: the {@link ChaosBuilder} settings, kept in one
@@ -116,10 +117,30 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
         return self();
     }
 
-    /** The bearer token the control API asks of every request but {@code GET /health}; default: none. */
+    /** The bearer token the control API asks of every request but {@code GET|HEAD /health}; default: none. */
     @Override
     public B controlToken(String token) {
         interceptors.controlToken(token);
+        return self();
+    }
+
+    /**
+     * Time the control API gives a request's head, from its first byte; then 408 and a close.
+     * Default 10 s.
+     */
+    @Override
+    public B controlHeadTimeout(Duration timeout) {
+        interceptors.controlHeadTimeout(timeout);
+        return self();
+    }
+
+    /**
+     * Time the control API gives a request's body, from the end of its head, and a client to
+     * start reading answers it leaves unread; then 408 (a close for the unread answers). Default 30 s.
+     */
+    @Override
+    public B controlBodyTimeout(Duration timeout) {
+        interceptors.controlBodyTimeout(timeout);
         return self();
     }
 }

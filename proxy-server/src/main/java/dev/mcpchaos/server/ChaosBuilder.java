@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * What every proxy builder offers beyond its transport: rules and their seed, the traffic log,
@@ -55,6 +56,15 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
      */
     B control(InetSocketAddress address);
 
-    /** The bearer token the control API asks of every request (but {@code GET /health}); default: none. */
+    /** The bearer token the control API asks of every request (but {@code GET|HEAD /health}); default: none. */
     B controlToken(String token);
+
+    /** Time the control API gives a request's head from its first byte (then 408); default 10 s. */
+    B controlHeadTimeout(Duration timeout);
+
+    /**
+     * Time the control API gives a request's body from the end of its head (then 408), and a
+     * client to read the answers it left unread (then a close); default 30 s.
+     */
+    B controlBodyTimeout(Duration timeout);
 }

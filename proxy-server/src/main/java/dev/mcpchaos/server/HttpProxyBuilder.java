@@ -92,9 +92,60 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
-    /** Time an idle client connection is kept; default 5 min. */
+    /**
+     * Time a client connection is kept between requests; default 5 min. Only a finished
+     * exchange starts it over: bytes trickling in start a request head, which has its own deadline.
+     */
     public HttpProxyBuilder idleTimeout(Duration timeout) {
         delegate.idleTimeout(timeout);
+        return this;
+    }
+
+    /** Time from the first byte of a request head to its end (408 after); default 10 s. */
+    public HttpProxyBuilder requestHeadTimeout(Duration timeout) {
+        delegate.requestHeadTimeout(timeout);
+        return this;
+    }
+
+    /** Time from the end of a request head to the last byte of its body (408 after); default 60 s. */
+    public HttpProxyBuilder requestBodyTimeout(Duration timeout) {
+        delegate.requestBodyTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * The least a request body must average after its first second, in bytes per second (408
+     * under it); 0: no minimum. Default 500.
+     */
+    public HttpProxyBuilder minRequestBodyRate(long bytesPerSecond) {
+        delegate.minRequestBodyRate(bytesPerSecond);
+        return this;
+    }
+
+    /** The longest a client may take nothing the proxy writes to it (closed after); default 60 s. */
+    public HttpProxyBuilder sendTimeout(Duration timeout) {
+        delegate.sendTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * Time an MCP session is kept with no exchange of it in flight (an open GET stream counts as
+     * one); then the proxy forgets it, as one it never saw: a later request with its id passes
+     * on and the upstream answers as it will. Counted in {@code mcp.chaos.sessions.expired} and
+     * logged as a {@code session_expired} event. Default 30 min.
+     */
+    public HttpProxyBuilder sessionIdleTimeout(Duration timeout) {
+        delegate.sessionIdleTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * Most MCP sessions kept at once; past that the least recently used idle one is evicted (the
+     * least recently used of all when every one is busy), counted and logged as an idle one is.
+     * Default 10,000.
+     */
+    public HttpProxyBuilder maxSessions(int sessions) {
+        delegate.maxSessions(sessions);
         return this;
     }
 

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -46,6 +47,8 @@ final class InterceptorSetup {
     private MeterRegistry registry;
     private InetSocketAddress control;
     private String controlToken;
+    private Duration controlHeadTimeout = ControlServer.DEFAULT_HEAD_TIMEOUT;
+    private Duration controlBodyTimeout = ControlServer.DEFAULT_BODY_TIMEOUT;
     private OutputStream eventsOut;
     private boolean closeEventsOut;
     private ProxyMetrics metrics;
@@ -105,6 +108,22 @@ final class InterceptorSetup {
             throw new IllegalArgumentException("control token: '' (expected: a secret that is not empty)");
         }
         this.controlToken = token;
+    }
+
+    void controlHeadTimeout(Duration timeout) {
+        this.controlHeadTimeout = requirePositive(timeout, "control head timeout");
+    }
+
+    void controlBodyTimeout(Duration timeout) {
+        this.controlBodyTimeout = requirePositive(timeout, "control body timeout");
+    }
+
+    private static Duration requirePositive(Duration timeout, String name) {
+        Objects.requireNonNull(timeout, name);
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException(name + ": " + timeout + " (expected: > 0)");
+        }
+        return timeout;
     }
 
     /**
@@ -182,6 +201,8 @@ final class InterceptorSetup {
                 controlServer = ControlServer.builder(control, (PrometheusMeterRegistry) registry, engine, transport)
                         .events(events.ring())
                         .token(controlToken)
+                        .headTimeout(controlHeadTimeout)
+                        .bodyTimeout(controlBodyTimeout)
                         .start();
             }
             if (rulesFile != null && watchRules) {

@@ -26,6 +26,12 @@ final class Observers {
             }
 
             @Override
+            public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+                first.sessionExpired(transport, sessionId, reason);
+                second.sessionExpired(transport, sessionId, reason);
+            }
+
+            @Override
             public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
                 first.limitBreached(transport, limit, direction, size);
                 second.limitBreached(transport, limit, direction, size);
@@ -35,6 +41,12 @@ final class Observers {
             public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
                 first.upstreamFailed(transport, reason, detail);
                 second.upstreamFailed(transport, reason, detail);
+            }
+
+            @Override
+            public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+                first.clientTimedOut(transport, deadline);
+                second.clientTimedOut(transport, deadline);
             }
 
             @Override

@@ -20,8 +20,35 @@ public interface TransportObserver {
     default void sessionStarted(TransportKind transport, String sessionId) {
     }
 
-    /** A session ended: the stdio child exited, or an HTTP session was deleted or expired. */
+    /**
+     * A session ended: the stdio child exited, or an HTTP session was deleted, answered 404 by
+     * the upstream, or expired by a fault. (One the proxy forgot is {@link #sessionExpired}.)
+     */
     default void sessionEnded(TransportKind transport, String sessionId) {
+    }
+
+    /**
+     * The proxy stopped keeping an HTTP session of its own accord: it was idle too long, or the
+     * session table was full and it was the least recently used. The upstream was not told; a
+     * later request with its id passes on as one of a session the proxy never saw. In place of
+     * {@link #sessionEnded}, which this calls by default, so an observer that counts starts and
+     * ends stays right without knowing about expiry.
+     */
+    default void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+        sessionEnded(transport, sessionId);
+    }
+
+    /** Why the proxy stopped keeping a session (see {@link #sessionExpired}). */
+    enum SessionExpiry {
+        /** No exchange of it was in flight, and none ended, for the session idle timeout. */
+        IDLE,
+        /** The table was full: a new session took the place of the least recently used one. */
+        EVICTED;
+
+        /** The name used in metrics and events, such as {@code idle}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /**
@@ -50,6 +77,30 @@ public interface TransportObserver {
      */
     default void messageDiscarded(TransportKind transport, String sessionId, Direction direction, MessageKind kind,
                                   Object id, String method, DiscardReason reason) {
+    }
+
+    /**
+     * A client connection missed one of its deadlines and was answered 408 or closed, as
+     * {@link ClientDeadline} says.
+     */
+    default void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+    }
+
+    /** The deadlines of a client connection (HTTP). */
+    enum ClientDeadline {
+        /** A request head did not end within the head timeout from its first byte: 408. */
+        HEAD,
+        /** A request body did not end within the body timeout, or fell under the minimum rate: 408. */
+        BODY,
+        /** The connection sat between requests for the idle timeout: closed. */
+        IDLE,
+        /** The client took nothing written to it for the send timeout: closed. */
+        SEND;
+
+        /** The name used in metrics and events, such as {@code head}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /** Why a message let through was not delivered. */

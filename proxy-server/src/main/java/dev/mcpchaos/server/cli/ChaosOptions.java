@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.live.LiveConsole;
@@ -16,6 +17,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 
 /** The options every proxy command shares: what to log and what to break. A picocli mixin. */
 final class ChaosOptions {
@@ -48,6 +50,16 @@ final class ChaosOptions {
             description = "The bearer token every control request (but GET /health) must carry. Default: the "
                     + TOKEN_VARIABLE + " environment variable; none on loopback.")
     String controlToken;
+
+    @Option(names = "--control-head-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Time a control request's head may take from its first byte; then 408 and the connection "
+                    + "is closed. Default: ${DEFAULT-VALUE}.")
+    String controlHeadTimeout;
+
+    @Option(names = "--control-body-timeout", paramLabel = "DURATION", defaultValue = "30s",
+            description = "Time a control request's body may take from the end of its head (then 408), and a client "
+                    + "may leave its answers unread (then the connection is closed). Default: ${DEFAULT-VALUE}.")
+    String controlBodyTimeout;
 
     @Option(names = "--no-watch",
             description = "Do not reload the --rules file when it changes (by default a valid edit applies at once, "
@@ -96,6 +108,9 @@ final class ChaosOptions {
             throw new OptionValueException("--events: '" + events + "' cannot be opened: " + whyNotWritable(events, e)
                     + " (expected: a file to append to, or - for stderr)");
         }
+        // Checked even with the control API off: a bad value is a mistake either way.
+        builder.controlHeadTimeout(controlTimeout("--control-head-timeout", controlHeadTimeout));
+        builder.controlBodyTimeout(controlTimeout("--control-body-timeout", controlBodyTimeout));
         String address = controlAddress();
         if (address != null) {
             String token = controlToken != null ? controlToken : System.getenv(TOKEN_VARIABLE);
@@ -110,6 +125,19 @@ final class ChaosOptions {
                 throw new OptionValueException(e.getMessage());
             }
         }
+    }
+
+    /** A control timeout option's value: a duration above zero. */
+    private static Duration controlTimeout(String option, String text) {
+        try {
+            Duration timeout = Units.parseDuration(text);
+            if (!timeout.isZero()) {
+                return timeout;
+            }
+        } catch (IllegalArgumentException e) {
+            // answered below, in the option's words
+        }
+        throw new OptionValueException(option + ": '" + text + "' (expected: a duration > 0, such as 10s or 1.5s)");
     }
 
     /**

@@ -46,7 +46,7 @@ final class ControlClient {
     ControlClient(URI base, String token) {
         this.base = Objects.requireNonNull(base, "base");
         this.token = token;
-        // HTTP/1.1 only: the control API is the JDK's HTTP server, and an h2c upgrade offer is noise to it.
+        // HTTP/1.1 only: the control API speaks nothing else, and an h2c upgrade offer is noise to it.
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(CONNECT_TIMEOUT)

@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -76,10 +77,40 @@ final class HttpCommand implements Callable<Integer> {
     String responseBodyTimeout;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
-            description = "Time a client connection with no request in progress is kept. Default: ${DEFAULT-VALUE}.")
+            description = "Time a client connection is kept between requests; only a finished request starts it over. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String idleTimeout;
 
+    @Option(names = "--session-idle-timeout", paramLabel = "DURATION", defaultValue = "30m",
+            description = "Time an MCP session with no request or stream in progress is kept; then the proxy forgets it "
+                    + "(its later requests pass on as if never seen). Default: ${DEFAULT-VALUE}.")
+    String sessionIdleTimeout;
 
+    @Option(names = "--request-head-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Time from the first byte of a request head to its end; then 408 and the connection closed. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String requestHeadTimeout;
+
+    @Option(names = "--request-body-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "Time from the end of a request head to the last byte of its body; then 408 and the "
+                    + "connection closed. Default: ${DEFAULT-VALUE}.")
+    String requestBodyTimeout;
+
+    @Option(names = "--min-request-body-rate", paramLabel = "SIZE/s", defaultValue = "500B/s",
+            description = "The least a request body must average after its first second; then 408 and the connection "
+                    + "closed. 0 for no minimum. Default: ${DEFAULT-VALUE}.")
+    String minRequestBodyRate;
+
+    @Option(names = "--send-timeout", paramLabel = "DURATION", defaultValue = "60s",
+            description = "The longest a client may take nothing the proxy writes to it (the connection stays "
+                    + "unwritable); then the connection is closed. Default: ${DEFAULT-VALUE}.")
+    String sendTimeout;
+
+
+    @Option(names = "--max-sessions", paramLabel = "N", defaultValue = "10000",
+            description = "Most MCP sessions kept at once; past that the least recently used is forgotten. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int maxSessions;
 
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions().controlByDefault(DEFAULT_CONTROL);
@@ -153,7 +184,13 @@ final class HttpCommand implements Callable<Integer> {
                     .maxConnections(maxConnections)
                     .responseTimeout(Units.parseDuration(responseTimeout))
                     .responseBodyTimeout(Units.parseDuration(responseBodyTimeout))
-                    .idleTimeout(Units.parseDuration(idleTimeout));
+                    .idleTimeout(Units.parseDuration(idleTimeout))
+                    .sessionIdleTimeout(positive(sessionIdleTimeout, "--session-idle-timeout"))
+                    .maxSessions(atLeastOne(maxSessions, "--max-sessions"))
+                    .requestHeadTimeout(Units.parseDuration(requestHeadTimeout))
+                    .requestBodyTimeout(Units.parseDuration(requestBodyTimeout))
+                    .minRequestBodyRate(parseRate(minRequestBodyRate))
+                    .sendTimeout(Units.parseDuration(sendTimeout));
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -257,6 +294,42 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": '" + text + "' (expected: a port from 0 to 65535)");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /** A duration over zero, or an error that names the option and the value as given. */
+    static Duration positive(String text, String option) {
+        Duration duration;
+        try {
+            duration = Units.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: a number and a unit, such as 30s, "
+                    + "30m, 1h)");
+        }
+        if (duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: > 0)");
+        }
+        return duration;
+    }
+
+    static int atLeastOne(int value, String option) {
+        if (value < 1) {
+            throw new IllegalArgumentException(option + ": " + value + " (expected: >= 1)");
+        }
+        return value;
+    }
+
+    /** {@code --min-request-body-rate}: a size per second, such as {@code 500B/s} or {@code 1KiB} (the "/s" may go). */
+    static long parseRate(String text) {
+        String size = text.trim();
+        if (size.endsWith("/s")) {
+            size = size.substring(0, size.length() - 2);
+        }
+        try {
+            return Units.parseSize(size);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--min-request-body-rate: '" + text
+                    + "' (expected: a size per second, such as 500B/s or 1KiB/s, or 0)");
+        }
     }
 
     private static int toInt(long size, String option) {

@@ -5,9 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.transport.NettyTransports;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.Rule;
 import dev.mcpchaos.rules.RuleEngine;
@@ -19,20 +18,58 @@ import dev.mcpchaos.server.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Locale;
 import java.util.NoSuchElementException;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The control API: see and steer a running proxy over HTTP. Every body is JSON; rule bodies may
@@ -40,7 +77,7 @@ import java.util.concurrent.Executors;
  *
  * <table>
  *   <caption>Endpoints</caption>
- *   <tr><td>{@code GET /health}</td><td>200 {@code ok} while the proxy serves; never asks for the token</td></tr>
+ *   <tr><td>{@code GET|HEAD /health}</td><td>200 {@code ok} while the proxy serves; never asks for the token</td></tr>
  *   <tr><td>{@code GET /status}</td><td>transport, seed, uptime, faults on or off, sessions, messages, and each rule's counters</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>Prometheus text</td></tr>
  *   <tr><td>{@code GET /rules}</td><td>the rules in force, in the rule file's format</td></tr>
@@ -53,9 +90,30 @@ import java.util.concurrent.Executors;
  *
  * <p>A change applies atomically to the next message; a change that is not valid is answered
  * with 400 and a message naming the field, and the rules in force stay. Errors are
- * {@code {"error": "..."}}. With a token, every request but {@code GET /health} must carry
+ * {@code {"error": "..."}}. With a token, every request but {@code GET|HEAD /health} must carry
  * {@code Authorization: Bearer <token>}; a refusal is 401 and is logged (without what was sent).
- * Served by the JDK's HTTP server on one daemon thread: requests are few, and none blocks.
+ * The token is looked at when the head has been read: the body of a refused request is read and
+ * dropped, never held.
+ * Bodies are UTF-8: one that is not is refused (400).
+ *
+ * <p>Served by Netty on an event loop of its own, apart from the proxy's, so that no client
+ * (with a token or without) can hold it for the others: every connection is read as its bytes
+ * come, and each phase of a request has a deadline. Limits, with their defaults:
+ * <ul>
+ *   <li>request head: complete within {@link #DEFAULT_HEAD_TIMEOUT 10 s} of its first byte, else
+ *       408 and the connection is closed; request line 8 KiB (414), header block 16 KiB (431);</li>
+ *   <li>request body: complete within {@link #DEFAULT_BODY_TIMEOUT 30 s} of the end of the head,
+ *       else 408 and a close; {@link #MAX_BODY_BYTES 1 MiB} (413);</li>
+ *   <li>a connection with nothing of a request read is closed after
+ *       {@link #DEFAULT_IDLE_TIMEOUT 60 s}, without an answer;</li>
+ *   <li>a client that stops reading its answers: while they pile up past 64 KiB the connection
+ *       reads no more of its requests, and it is closed when that lasts the body timeout.</li>
+ * </ul>
+ * Each 408 and each close for a client that does not read (its deadline, or more than 16
+ * requests sent ahead of unread answers) is counted in
+ * {@value ProxyMetrics#CONTROL_TIMEOUTS} by {@code phase} ({@code head}, {@code body},
+ * {@code send}). Requests are answered on the event loop, one at a time: each is short and none
+ * waits on anything.
  */
 public final class ControlServer implements AutoCloseable {
 
@@ -67,27 +125,74 @@ public final class ControlServer implements AutoCloseable {
     public static final int MAX_BODY_BYTES = 1024 * 1024;
     /** How many events {@code GET /events} returns at most, unless {@code limit} asks for fewer. */
     public static final int MAX_EVENTS_PER_PAGE = 1000;
+    /** Time from a request's first byte to the end of its head, by default. */
+    public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
+    /** Time from the end of a request's head to the end of its body, by default. */
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
+    /** Time a connection with nothing of a request read is kept, by default. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final int MAX_REQUEST_LINE_BYTES = 8 * 1024;
+    private static final int MAX_HEADER_BYTES = 16 * 1024;
+    /** Requests read ahead of their answers while a client does not read; more close the connection. */
+    private static final int MAX_REQUESTS_WAITING = 16;
 
     private static final ObjectMapper JSON = JsonMapper.builder().build();
     private static final String JSON_TYPE = "application/json";
     private static final String TEXT_TYPE = "text/plain; charset=utf-8";
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final EventLoopGroup group;
+    private final Channel serverChannel;
     private final PrometheusMeterRegistry registry;
     private final RuleEngine engine;
     private final TransportKind transport;
     private final EventRing events;
     private final byte[] token;
+    private final long headTimeoutNanos;
+    private final long bodyTimeoutNanos;
+    private final long idleTimeoutNanos;
+    private final Counter headTimeouts;
+    private final Counter bodyTimeouts;
+    private final Counter sendTimeouts;
 
-    private ControlServer(Builder b, HttpServer server, ExecutorService executor) {
-        this.server = server;
-        this.executor = executor;
+    private ControlServer(Builder b) throws IOException {
         this.registry = b.registry;
         this.engine = b.engine;
         this.transport = b.transport;
         this.events = b.events;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
+        this.headTimeoutNanos = b.headTimeout.toNanos();
+        this.bodyTimeoutNanos = b.bodyTimeout.toNanos();
+        this.idleTimeoutNanos = b.idleTimeout.toNanos();
+        this.headTimeouts = timeoutCounter("head");
+        this.bodyTimeouts = timeoutCounter("body");
+        this.sendTimeouts = timeoutCounter("send");
+        // One loop is enough: no request waits on anything, and a slow client costs it nothing.
+        this.group = NettyTransports.newEventLoopGroup(1, "mcp-chaos-control");
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(NettyTransports.serverChannelType())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        new Connection().install(ch);
+                    }
+                });
+        try {
+            serverChannel = bootstrap.bind(b.address).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            throw new IOException("cannot listen for control requests on " + b.address.getHostString() + ":"
+                    + b.address.getPort() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Counter timeoutCounter(String phase) {
+        return Counter.builder(ProxyMetrics.CONTROL_TIMEOUTS)
+                .description("Control API connections closed because a phase of a request took too long")
+                .tag("phase", phase)
+                .register(registry);
     }
 
     /**
@@ -116,7 +221,7 @@ public final class ControlServer implements AutoCloseable {
 
     /** The address it listens on (the real port when 0 was asked for). */
     public InetSocketAddress address() {
-        return server.getAddress();
+        return (InetSocketAddress) serverChannel.localAddress();
     }
 
     /** An answer to a request: status, content type, body. */
@@ -147,58 +252,119 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String method = exchange.getRequestMethod();
-            String path = exchange.getRequestURI().getPath();
+    /** What a handler needs of a request: method, decoded path and query, headers, body, peer. */
+    private record Request(String method, String path, QueryStringDecoder uri, FullHttpRequest http, String peer) {
+    }
+
+    private FullHttpResponse handle(FullHttpRequest http, String peer) {
+        String method = http.method().name();
+        FullHttpResponse response;
+        if (!http.decoderResult().isSuccess()) {
+            response = malformed(http);
+        } else {
             Reply reply;
+            String allow = null;
+            boolean unauthorized = false;
             try {
-                if (!("GET".equals(method) && "/health".equals(path))) {
-                    authorize(exchange, method, path);
+                QueryStringDecoder uri = decodeTarget(http.uri());
+                String path = uri.path();
+                if (!isHealth(method, path)) {
+                    authorize(http, method, path, peer);
                 }
-                reply = route(exchange, method, path);
+                reply = route(new Request(method, path, uri, http, peer));
             } catch (Refusal r) {
-                if (r.allow != null) {
-                    exchange.getResponseHeaders().set("Allow", r.allow);
-                }
-                if (r.status == 401) {
-                    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"mcp-chaos\"");
-                }
+                allow = r.allow;
+                unauthorized = r.status == 401;
                 reply = Reply.error(r.status, r.getMessage());
             } catch (RuleFileException e) {
                 reply = Reply.error(400, e.getMessage());
             } catch (NoSuchElementException e) {
                 reply = Reply.error(404, e.getMessage());
-            } catch (RuntimeException e) {
-                log.warn("control request {} {} failed", method, exchange.getRequestURI(), e);
+            } catch (IOException | RuntimeException e) {
+                log.warn("control request {} {} failed", method, http.uri(), e);
                 reply = Reply.error(500, "internal error: " + e);
             }
-            send(exchange, reply);
+            response = response(reply, "HEAD".equals(method));
+            if (allow != null) {
+                response.headers().set(HttpHeaderNames.ALLOW, allow);
+            }
+            if (unauthorized) {
+                response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"mcp-chaos\"");
+            }
         }
+        return response;
     }
 
-    private void authorize(HttpExchange exchange, String method, String path) {
-        if (token == null) {
-            return;
+    /** The request target, its path and query decoded now (Netty's decoder is lazy): a bad %-escape is a 400. */
+    private static QueryStringDecoder decodeTarget(String target) {
+        QueryStringDecoder uri = new QueryStringDecoder(target);
+        try {
+            uri.path();
+            uri.parameters();
+        } catch (IllegalArgumentException e) {
+            throw new Refusal(400, "request target: '" + target + "': " + e.getMessage()
+                    + " (expected: a path and query with valid %-escapes)");
         }
-        String header = exchange.getRequestHeaders().getFirst("Authorization");
-        String why;
-        if (header == null) {
-            why = "no Authorization header";
-        } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            why = "an Authorization header that is not a bearer token";
-        } else if (!MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
-            why = "a wrong bearer token";
+        return uri;
+    }
+
+    /** The answer to a request the decoder could not read: its status, and the connection is closed. */
+    private static FullHttpResponse malformed(FullHttpRequest http) {
+        Throwable cause = http.decoderResult().cause();
+        int status;
+        String message;
+        if (cause instanceof TooLongHttpLineException) {
+            status = 414;
+            message = "the request line is longer than " + MAX_REQUEST_LINE_BYTES + " bytes";
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            status = 431;
+            message = "the request's header block is larger than " + MAX_HEADER_BYTES + " bytes";
+        } else if (cause instanceof TooLongFrameException) {
+            status = 400;
+            message = "the request is too large to read: " + cause.getMessage();
         } else {
+            status = 400;
+            message = "the request is not valid HTTP/1.1: " + cause;
+        }
+        FullHttpResponse response = response(Reply.error(status, message), false);
+        HttpUtil.setKeepAlive(response, false);
+        return response;
+    }
+
+    private void authorize(HttpRequest http, String method, String path, String peer) {
+        String why = refusedBecause(http);
+        if (why == null) {
             return;
         }
-        log.warn("control request refused: {} {} from {}: {}", method, path,
-                exchange.getRemoteAddress().getAddress().getHostAddress(), why);
+        log.warn("control request refused: {} {} from {}: {}", method, path, peer, why);
         throw new Refusal(401, method + " " + path + ": refused (" + why
                 + "; expected: Authorization: Bearer <the proxy's control token>)");
     }
 
-    private Reply route(HttpExchange exchange, String method, String path) throws IOException {
+    /** Why a request is not let in, or null when it is: no token is needed, or it has the right one. */
+    private String refusedBecause(HttpRequest http) {
+        if (token == null) {
+            return null;
+        }
+        String header = http.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (header == null) {
+            return "no Authorization header";
+        } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return "an Authorization header that is not a bearer token";
+        } else if (!MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
+            return "a wrong bearer token";
+        }
+        return null;
+    }
+
+    /** Whether a request head is for {@code GET} or {@code HEAD /health}, which never needs the token. */
+    private static boolean isHealth(String method, String path) {
+        return ("GET".equals(method) || "HEAD".equals(method)) && "/health".equals(path);
+    }
+
+    private Reply route(Request request) throws IOException {
+        String method = request.method;
+        String path = request.path;
         switch (path) {
             case "/health":
                 requireMethod(method, path, "GET");
@@ -211,7 +377,7 @@ public final class ControlServer implements AutoCloseable {
                 return Reply.json(200, status());
             case "/events":
                 requireMethod(method, path, "GET");
-                return events(exchange);
+                return events(request);
             case "/faults/disable":
             case "/faults/enable":
                 requireMethod(method, path, "POST");
@@ -219,27 +385,27 @@ public final class ControlServer implements AutoCloseable {
                 boolean changed = engine.faultsEnabled(on, "POST " + path);
                 return Reply.json(200, JSON.createObjectNode().put("faults_enabled", on).put("changed", changed));
             case "/rules":
-                return rules(exchange, method);
+                return rules(request);
             default:
                 if (path.startsWith("/rules/") && path.length() > "/rules/".length()) {
-                    return rule(exchange, method, path.substring("/rules/".length()));
+                    return rule(request, path.substring("/rules/".length()));
                 }
                 throw new Refusal(404, "not found: " + path + " (expected: /health, /status, /metrics, /rules, "
                         + "/rules/{name}, /faults/disable, /faults/enable or /events)");
         }
     }
 
-    private Reply rules(HttpExchange exchange, String method) throws IOException {
-        switch (method) {
+    private Reply rules(Request request) throws IOException {
+        switch (request.method) {
             case "GET":
                 return Reply.json(200, rulesJson(engine.ruleSet()));
             case "PUT": {
-                String body = body(exchange);
+                String body = body(request);
                 RuleSet replaced = engine.update("PUT /rules", old -> RuleSet.parse(body, "PUT /rules"));
                 return Reply.json(200, rulesJson(replaced));
             }
             case "POST": {
-                Rule rule = RuleSet.parseRule(body(exchange), "POST /rules");
+                Rule rule = RuleSet.parseRule(body(request), "POST /rules");
                 RuleSet now = engine.update("POST /rules", old -> {
                     if (old.rule(rule.name()).isPresent()) {
                         throw new Refusal(409, "POST /rules: rule '" + rule.name() + "': a rule with this name "
@@ -251,17 +417,18 @@ public final class ControlServer implements AutoCloseable {
                 return Reply.json(201, ruleJson(now, rule.name()));
             }
             default:
-                throw new Refusal(405, method + " /rules: not allowed (expected: GET, PUT or POST)", "GET, PUT, POST");
+                throw new Refusal(405, request.method + " /rules: not allowed (expected: GET, PUT or POST)",
+                        "GET, PUT, POST");
         }
     }
 
-    private Reply rule(HttpExchange exchange, String method, String name) throws IOException {
-        String cause = method + " /rules/" + name;
-        switch (method) {
+    private Reply rule(Request request, String name) throws IOException {
+        String cause = request.method + " /rules/" + name;
+        switch (request.method) {
             case "GET":
                 return Reply.json(200, ruleJson(engine.ruleSet(), name));
             case "PATCH": {
-                String body = body(exchange);
+                String body = body(request);
                 RuleSet now = engine.update(cause, old -> old.patch(name, body, cause));
                 return Reply.json(200, ruleJson(now, name));
             }
@@ -300,12 +467,12 @@ public final class ControlServer implements AutoCloseable {
         return status;
     }
 
-    private Reply events(HttpExchange exchange) {
+    private Reply events(Request request) {
         if (events == null) {
             throw new Refusal(404, "/events: this proxy keeps no events");
         }
-        long since = queryNumber(exchange, "since", 0);
-        long limit = queryNumber(exchange, "limit", MAX_EVENTS_PER_PAGE);
+        long since = queryNumber(request.uri, "since", 0);
+        long limit = queryNumber(request.uri, "limit", MAX_EVENTS_PER_PAGE);
         EventRing.Page page = events.since(since, (int) Math.min(limit, MAX_EVENTS_PER_PAGE));
         StringBuilder body = new StringBuilder(64 + page.events().size() * 160);
         body.append("{\"last\":").append(page.last()).append(",\"missed\":").append(page.missed())
@@ -317,28 +484,21 @@ public final class ControlServer implements AutoCloseable {
         return new Reply(200, JSON_TYPE, body.toString());
     }
 
-    private static long queryNumber(HttpExchange exchange, String name, long fallback) {
-        String query = exchange.getRequestURI().getQuery();
-        if (query == null) {
+    private static long queryNumber(QueryStringDecoder uri, String name, long fallback) {
+        List<String> values = uri.parameters().get(name);
+        if (values == null || values.isEmpty()) {
             return fallback;
         }
-        for (String pair : query.split("&")) {
-            int eq = pair.indexOf('=');
-            String key = eq < 0 ? pair : pair.substring(0, eq);
-            if (key.equals(name)) {
-                String value = eq < 0 ? "" : pair.substring(eq + 1);
-                try {
-                    long number = Long.parseLong(value);
-                    if (number >= 0) {
-                        return number;
-                    }
-                } catch (NumberFormatException e) {
-                    // answered below
-                }
-                throw new Refusal(400, name + ": '" + value + "' (expected: a whole number >= 0)");
+        String value = values.get(0);
+        try {
+            long number = Long.parseLong(value);
+            if (number >= 0) {
+                return number;
             }
+        } catch (NumberFormatException e) {
+            // answered below
         }
-        return fallback;
+        throw new Refusal(400, name + ": '" + value + "' (expected: a whole number >= 0)");
     }
 
     private static ObjectNode rulesJson(RuleSet rules) throws IOException {
@@ -360,33 +520,323 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    private static String body(HttpExchange exchange) throws IOException {
-        try (InputStream in = exchange.getRequestBody()) {
-            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-            if (bytes.length > MAX_BODY_BYTES) {
-                throw new Refusal(413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
-            }
-            return new String(bytes, StandardCharsets.UTF_8);
+    /**
+     * The body as text, decoded strictly: a byte sequence that is not UTF-8 is refused rather
+     * than read as U+FFFD, which would make a rule named {@code "��"} of it.
+     */
+    private static String body(Request request) {
+        ByteBuf content = request.http.content();
+        ByteBuffer bytes = content.nioBuffer();
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        CharBuffer text = CharBuffer.allocate(bytes.remaining());
+        CoderResult result = decoder.decode(bytes, text, true);
+        if (!result.isError()) {
+            result = decoder.flush(text);
         }
+        if (result.isError()) {
+            throw new Refusal(400, request.method + " " + request.path + ": the body is not valid UTF-8 (at byte "
+                    + bytes.position() + " of " + content.readableBytes() + ": "
+                    + String.format("0x%02x", content.getByte(content.readerIndex() + bytes.position()) & 0xff)
+                    + "; expected: UTF-8 text, YAML or JSON)");
+        }
+        return text.flip().toString();
     }
 
-    private static void send(HttpExchange exchange, Reply reply) throws IOException {
+    private static FullHttpResponse response(Reply reply, boolean head) {
         byte[] bytes = reply.body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", reply.contentType);
-        boolean noBody = "HEAD".equals(exchange.getRequestMethod()) || reply.status == 204;
-        exchange.sendResponseHeaders(reply.status, noBody ? -1 : bytes.length);
-        if (!noBody) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
+        boolean noBody = head || reply.status == 204;
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(reply.status), noBody ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, reply.contentType);
+        if (reply.status != 204) {
+            // A HEAD answer says how long the GET's body would be.
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
         }
+        return response;
     }
 
-    /** Stops listening at once. */
+    /** Stops listening and closes every connection at once. */
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        serverChannel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /**
+     * One client connection: the deadline of the phase it is in, and its answers in order. Its
+     * handlers run on the connection's event loop only.
+     */
+    private final class Connection {
+        /** What the connection waits for: a request to begin, the rest of its head, or of its body. */
+        private enum Phase { IDLE, HEAD, BODY }
+
+        private Channel channel;
+        private Phase phase = Phase.IDLE;
+        private ScheduledFuture<?> deadline;
+        private ScheduledFuture<?> sendDeadline;
+        /** Requests read while the client was not reading its answers; answered once it does. */
+        private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+        /** The request being read was answered already (401, 413): the rest of its body is dropped. */
+        private boolean answeredEarly;
+        private String peer;
+
+        void install(SocketChannel ch) {
+            channel = ch;
+            peer = ch.remoteAddress() == null ? "?" : ch.remoteAddress().getAddress().getHostAddress();
+            ch.pipeline().addLast(new FirstByte());
+            ch.pipeline().addLast(new HttpServerCodec(MAX_REQUEST_LINE_BYTES, MAX_HEADER_BYTES, 64 * 1024));
+            ch.pipeline().addLast(new Deadlines());
+            ch.pipeline().addLast(new Authorize());
+            ch.pipeline().addLast(new BodyLimit());
+            ch.pipeline().addLast(new Answers());
+            ch.closeFuture().addListener(f -> {
+                cancel();
+                cancelSend();
+                waiting.forEach(ReferenceCountUtil::release);
+                waiting.clear();
+            });
+            enter(Phase.IDLE);
+        }
+
+        private void enter(Phase next) {
+            phase = next;
+            cancel();
+            long nanos = switch (next) {
+                case IDLE -> idleTimeoutNanos;
+                case HEAD -> headTimeoutNanos;
+                case BODY -> bodyTimeoutNanos;
+            };
+            deadline = channel.eventLoop().schedule(() -> expire(next), nanos, TimeUnit.NANOSECONDS);
+        }
+
+        private void cancel() {
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+        }
+
+        private void cancelSend() {
+            if (sendDeadline != null) {
+                sendDeadline.cancel(false);
+                sendDeadline = null;
+            }
+        }
+
+        private void expire(Phase expired) {
+            if (phase != expired || !channel.isActive()) {
+                return;
+            }
+            deadline = null;
+            if (expired == Phase.IDLE) {
+                channel.close(); // nothing of a request was read: nothing to answer
+                return;
+            }
+            if (expired == Phase.BODY && answeredEarly) {
+                bodyTimeouts.increment();
+                log.debug("control connection from {} closed: the body of a request answered already was not "
+                        + "complete after {}", peer, human(Duration.ofNanos(bodyTimeoutNanos)));
+                channel.close(); // it has its answer; a 408 after it would answer one request twice
+                return;
+            }
+            Duration limit = Duration.ofNanos(expired == Phase.HEAD ? headTimeoutNanos : bodyTimeoutNanos);
+            String message = expired == Phase.HEAD
+                    ? "the request head was not complete " + human(limit) + " after its first byte (expected: the "
+                    + "whole head within " + human(limit) + ")"
+                    : "the request body was not complete " + human(limit) + " after the head (expected: the whole "
+                    + "body within " + human(limit) + ")";
+            (expired == Phase.HEAD ? headTimeouts : bodyTimeouts).increment();
+            log.debug("control connection from {} closed with 408: {}", peer, message);
+            channel.config().setAutoRead(false);
+            // Straight to the socket, under the codec: the decoder is mid-request, and this ends it.
+            byte[] body = Reply.error(408, message).body.getBytes(StandardCharsets.UTF_8);
+            String head = "HTTP/1.1 408 Request Timeout\r\nContent-Type: " + JSON_TYPE + "\r\nContent-Length: "
+                    + body.length + "\r\nConnection: close\r\n\r\n";
+            ByteBuf out = channel.alloc().buffer(head.length() + body.length);
+            out.writeCharSequence(head, StandardCharsets.US_ASCII);
+            out.writeBytes(body);
+            channel.pipeline().firstContext().writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        }
+
+        /** Before the codec: the first byte of a request starts the head's deadline. */
+        private final class FirstByte extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (phase == Phase.IDLE && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+                    enter(Phase.HEAD);
+                }
+                ctx.fireChannelRead(msg);
+            }
+        }
+
+        /** After the codec: the end of the head starts the body's deadline, the end of the body ends it. */
+        private final class Deadlines extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HttpRequest) {
+                    enter(Phase.BODY);
+                }
+                if (msg instanceof LastHttpContent) {
+                    enter(Phase.IDLE);
+                }
+                ctx.fireChannelRead(msg);
+                if (msg instanceof LastHttpContent) {
+                    answeredEarly = false;
+                }
+            }
+        }
+
+        /**
+         * Refuses a request without the token at its head, before any of its body is held: the
+         * body is read and dropped, and the 401 takes its turn among the answers as a request
+         * with no body.
+         */
+        private final class Authorize extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest)
+                        && request.decoderResult().isSuccess() && !isHealth(request.method().name(), pathOf(request))
+                        && refusedBecause(request) != null) {
+                    answeredEarly = true;
+                    ctx.fireChannelRead(new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
+                            request.uri(), Unpooled.EMPTY_BUFFER, request.headers(), EmptyHttpHeaders.INSTANCE));
+                    return;
+                }
+                if (answeredEarly && msg instanceof HttpContent) {
+                    ReferenceCountUtil.release(msg);
+                    return;
+                }
+                ctx.fireChannelRead(msg);
+            }
+
+            private String pathOf(HttpRequest request) {
+                try {
+                    return new QueryStringDecoder(request.uri()).path();
+                } catch (IllegalArgumentException e) {
+                    return request.uri(); // not /health: the token is asked, and the 400 comes after
+                }
+            }
+        }
+
+        /** The aggregator, with the control API's own 413: JSON, and the rest of the body read and dropped. */
+        private final class BodyLimit extends HttpObjectAggregator {
+            BodyLimit() {
+                super(MAX_BODY_BYTES);
+            }
+
+            @Override
+            protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+                String method = oversized instanceof HttpRequest r ? r.method().name() : "?";
+                String uri = oversized instanceof HttpRequest r ? r.uri() : "?";
+                FullHttpResponse response = response(Reply.error(413, method + " " + uri + ": the body is larger "
+                        + "than " + MAX_BODY_BYTES + " bytes"), false);
+                // Kept open, the rest of the body is read and dropped (within the body's deadline),
+                // so that a client that sends all before it reads still gets this answer.
+                boolean keepAlive = !(oversized instanceof FullHttpRequest) && HttpUtil.isKeepAlive(oversized);
+                answeredEarly = true;
+                HttpUtil.setKeepAlive(response, keepAlive);
+                ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+                        : ChannelFutureListener.CLOSE);
+            }
+        }
+
+        /** Answers each request in turn; holds further ones back while the client does not read. */
+        private final class Answers extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (!(msg instanceof FullHttpRequest request)) {
+                    ReferenceCountUtil.release(msg);
+                    return;
+                }
+                if (!waiting.isEmpty() || !channel.isWritable()) {
+                    if (waiting.size() >= MAX_REQUESTS_WAITING) {
+                        request.release();
+                        sendTimeouts.increment(); // the same cause: it does not read its answers
+                        log.debug("control connection from {} closed: {} requests sent ahead of their answers, "
+                                + "which it does not read", peer, MAX_REQUESTS_WAITING);
+                        channel.close();
+                        return;
+                    }
+                    waiting.add(request);
+                    holdBack();
+                    return;
+                }
+                answer(ctx, request);
+            }
+
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                if (channel.isWritable()) {
+                    cancelSend();
+                    while (!waiting.isEmpty() && channel.isWritable()) {
+                        answer(ctx, waiting.poll());
+                    }
+                    if (waiting.isEmpty() && channel.isWritable() && channel.isActive()) {
+                        channel.config().setAutoRead(true);
+                    } else {
+                        holdBack();
+                    }
+                }
+                ctx.fireChannelWritabilityChanged();
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // A reset by a client that went away, mostly: its business, not a warning.
+                log.debug("control connection from {} failed", peer, cause);
+                ctx.close();
+            }
+
+            private void answer(ChannelHandlerContext ctx, FullHttpRequest request) {
+                FullHttpResponse response;
+                boolean keepAlive;
+                try {
+                    response = handle(request, peer);
+                    keepAlive = request.decoderResult().isSuccess() && HttpUtil.isKeepAlive(request)
+                            && HttpUtil.isKeepAlive(response);
+                } finally {
+                    request.release();
+                }
+                HttpUtil.setKeepAlive(response, keepAlive);
+                if (keepAlive && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+                    // An HTTP/1.0 client keeps the connection only when told so.
+                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                }
+                if (!keepAlive) {
+                    channel.config().setAutoRead(false);
+                    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+                    return;
+                }
+                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+                if (!channel.isWritable()) {
+                    holdBack();
+                }
+            }
+
+            /** Reads no more of a client that does not read, and gives it the body's deadline to start again. */
+            private void holdBack() {
+                channel.config().setAutoRead(false);
+                if (sendDeadline == null) {
+                    sendDeadline = channel.eventLoop().schedule(() -> {
+                        sendDeadline = null;
+                        if (channel.isActive() && (!channel.isWritable() || !waiting.isEmpty())) {
+                            sendTimeouts.increment();
+                            log.debug("control connection from {} closed: it read none of its answers for {}", peer,
+                                    human(Duration.ofNanos(bodyTimeoutNanos)));
+                            channel.close();
+                        }
+                    }, bodyTimeoutNanos, TimeUnit.NANOSECONDS);
+                }
+            }
+        }
+    }
+
+    /** {@code 10s}, {@code 1.5s}, {@code 250ms}. */
+    private static String human(Duration duration) {
+        long millis = duration.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis >= 1000 ? millis / 1000.0 + "s" : millis + "ms";
     }
 
     /** Configures a {@link ControlServer}. */
@@ -397,6 +847,9 @@ public final class ControlServer implements AutoCloseable {
         private final TransportKind transport;
         private EventRing events;
         private String token;
+        private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
+        private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
 
         private Builder(InetSocketAddress address, PrometheusMeterRegistry registry, RuleEngine engine,
                         TransportKind transport) {
@@ -412,10 +865,39 @@ public final class ControlServer implements AutoCloseable {
             return this;
         }
 
-        /** The bearer token every request but {@code GET /health} must carry; null for none. */
+        /** The bearer token every request but {@code GET|HEAD /health} must carry; null for none. */
         public Builder token(String token) {
             this.token = token;
             return this;
+        }
+
+        /** Time from a request's first byte to the end of its head (then 408); default 10 s. */
+        public Builder headTimeout(Duration timeout) {
+            this.headTimeout = requirePositive(timeout, "control head timeout");
+            return this;
+        }
+
+        /**
+         * Time from the end of a request's head to the end of its body (then 408), and the longest
+         * a client may leave its answers unread; default 30 s.
+         */
+        public Builder bodyTimeout(Duration timeout) {
+            this.bodyTimeout = requirePositive(timeout, "control body timeout");
+            return this;
+        }
+
+        /** Time a connection with nothing of a request read is kept (then closed); default 60 s. */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = requirePositive(timeout, "control idle timeout");
+            return this;
+        }
+
+        static Duration requirePositive(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            }
+            return value;
         }
 
         /**
@@ -426,25 +908,10 @@ public final class ControlServer implements AutoCloseable {
          */
         public ControlServer start() throws IOException {
             requireTokenBeyondLoopback(address, token);
-            HttpServer server;
-            try {
-                server = HttpServer.create(address, 0);
-            } catch (IOException e) {
-                throw new IOException("cannot listen for control requests on " + address.getHostString() + ":"
-                        + address.getPort() + ": " + e.getMessage(), e);
-            }
-            ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-                Thread thread = new Thread(r, "mcp-chaos-control");
-                thread.setDaemon(true);
-                return thread;
-            });
-            ControlServer control = new ControlServer(this, server, executor);
-            server.createContext("/", control::handle);
-            server.setExecutor(executor);
-            server.start();
+            ControlServer control = new ControlServer(this);
+            InetSocketAddress bound = control.address();
             log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /metrics){}",
-                    server.getAddress().getHostString(), server.getAddress().getPort(),
-                    token != null ? "; bearer token required" : "");
+                    bound.getHostString(), bound.getPort(), token != null ? "; bearer token required" : "");
             return control;
         }
     }

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
 
 /**
  * The event log: one JSON object per line for every injected fault and every notable event
- * (session start and end, a message that is not JSON, a limit breach, an upstream failure), with
+ * (session start, end and expiry, a message that is not JSON, a limit breach, an upstream failure), with
  * a sequence number and a timestamp. It names messages by direction, kind, JSON-RPC id, method
  * and tool; it never writes a message's content, a header or an argument, so no secret reaches it.
  * A fault's event may carry the SHA-256 of the message's {@code params.arguments} (see
@@ -116,6 +116,14 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
     }
 
     @Override
+    public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+        write("session_expired", sessionId, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("reason", reason.tag());
+        });
+    }
+
+    @Override
     public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
         write("limit_breach", null, g -> {
             g.writeStringField("transport", tag(transport));
@@ -134,6 +142,14 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         write("upstream_failure", null, g -> {
             g.writeStringField("transport", tag(transport));
             g.writeStringField("reason", reason.tag());
+        });
+    }
+
+    @Override
+    public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+        write("client_timeout", null, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField("phase", deadline.tag());
         });
     }
 

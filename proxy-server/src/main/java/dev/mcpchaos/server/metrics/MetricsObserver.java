@@ -6,9 +6,10 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 
 /**
- * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}), limit
+ * Counts what the transports report: sessions ({@value ProxyMetrics#SESSIONS_ACTIVE}, and
+ * {@value ProxyMetrics#SESSIONS_EXPIRED} for those the proxy forgot), limit
  * breaches ({@value ProxyMetrics#LIMIT_BREACHES}), upstream failures
- * ({@value ProxyMetrics#UPSTREAM_ERRORS}) and messages that could not be delivered
+ * ({@value ProxyMetrics#UPSTREAM_ERRORS}), client deadlines missed ({@value ProxyMetrics#CLIENT_TIMEOUTS}) and messages that could not be delivered
  * ({@value ProxyMetrics#MESSAGES_DISCARDED}). Thread-safe and non-blocking, as the transports require.
  */
 final class MetricsObserver implements TransportObserver {
@@ -30,6 +31,12 @@ final class MetricsObserver implements TransportObserver {
     }
 
     @Override
+    public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
+        metrics.sessionsGauge(transport).updateAndGet(n -> Math.max(0, n - 1));
+        metrics.sessionsExpiredCounter(transport, reason).increment();
+    }
+
+    @Override
     public void limitBreached(TransportKind transport, Limit limit, Direction direction, long size) {
         // Rare: looking the counter up in the registry each time is fine.
         metrics.limitCounter(transport, limit).increment();
@@ -38,6 +45,11 @@ final class MetricsObserver implements TransportObserver {
     @Override
     public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
         metrics.upstreamCounter(transport, reason).increment();
+    }
+
+    @Override
+    public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
+        metrics.clientTimeoutCounter(transport, deadline).increment();
     }
 
     @Override

@@ -52,14 +52,20 @@ public final class ProxyMetrics {
     public static final String REQUEST_DURATION = "mcp.chaos.request.duration";
     /** Gauge: sessions in progress; tag transport. */
     public static final String SESSIONS_ACTIVE = "mcp.chaos.sessions.active";
+    /** Counter: sessions the proxy forgot of its own accord (idle too long, or evicted from a full table); tags transport, reason. */
+    public static final String SESSIONS_EXPIRED = "mcp.chaos.sessions.expired";
     /** Counter: messages that are not well-formed JSON; tags transport, direction, reason. */
     public static final String PARSE_ERRORS = "mcp.chaos.parse.errors";
     /** Counter: limits breached (line length, body size, ...); tags transport, limit. */
     public static final String LIMIT_BREACHES = "mcp.chaos.limit.breaches";
     /** Counter: upstream failures; tags transport, reason. */
     public static final String UPSTREAM_ERRORS = "mcp.chaos.upstream.errors";
+    /** Counter: client connections that missed a deadline (answered 408 or closed); tags transport, phase. */
+    public static final String CLIENT_TIMEOUTS = "mcp.chaos.client.timeouts";
     /** Counter: messages let through that could not be delivered (their client went away); tags transport, direction, reason. */
     public static final String MESSAGES_DISCARDED = "mcp.chaos.messages.discarded";
+    /** Counter: control API connections closed because a request phase took too long; tag phase (head, body, send). */
+    public static final String CONTROL_TIMEOUTS = "mcp.chaos.control.timeouts";
 
     /** The method tag of a message whose method is not one of {@link #KNOWN_METHODS}. */
     public static final String OTHER = "other";
@@ -202,6 +208,15 @@ public final class ProxyMetrics {
                 .register(registry);
     }
 
+    Counter sessionsExpiredCounter(TransportKind transport, TransportObserver.SessionExpiry reason) {
+        return Counter.builder(SESSIONS_EXPIRED)
+                .description("Sessions the proxy forgot: idle for the session idle timeout, or evicted as the least "
+                        + "recently used from a full table")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("reason", reason.tag())
+                .register(registry);
+    }
+
     Counter limitCounter(TransportKind transport, TransportObserver.Limit limit) {
         return Counter.builder(LIMIT_BREACHES)
                 .description("Limits breached; the proxy discarded or refused as documented")
@@ -215,6 +230,14 @@ public final class ProxyMetrics {
                 .description("Upstream failures: unreachable, timed out, closed, could not start")
                 .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
                 .tag("reason", reason.tag())
+                .register(registry);
+    }
+
+    Counter clientTimeoutCounter(TransportKind transport, TransportObserver.ClientDeadline deadline) {
+        return Counter.builder(CLIENT_TIMEOUTS)
+                .description("Client connections that missed a deadline: request head or body (408), idle, send (closed)")
+                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
+                .tag("phase", deadline.tag())
                 .register(registry);
     }
 

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -93,6 +94,35 @@ class HttpCommandTest {
     }
 
     @Test
+    void theControlTimeoutsOfTheCommandLineReachTheControlApi() throws Exception {
+        HttpCommand command = new HttpCommand();
+        new CommandLine(command).parseArgs("--quiet", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+                "--control-head-timeout", "1s", "--control-body-timeout", "1500ms",
+                "--upstream", "http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp");
+        try (HttpProxyBuilder.RunningHttp proxy = command.start(null);
+             Socket halfHead = new Socket();
+             Socket shortBody = new Socket()) {
+            int port = proxy.controlAddress().getPort();
+            for (Socket socket : List.of(halfHead, shortBody)) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+                socket.setSoTimeout(10_000);
+            }
+            long start = System.nanoTime();
+            halfHead.getOutputStream().write("GET /status HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+            shortBody.getOutputStream().write("PUT /rules HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nrul"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String head = new String(halfHead.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            Duration headAfter = Duration.ofNanos(System.nanoTime() - start);
+            String body = new String(shortBody.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            Duration bodyAfter = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(head).startsWith("HTTP/1.1 408 ").contains("not complete 1s after its first byte");
+            assertThat(headAfter).isBetween(Duration.ofMillis(950), Duration.ofSeconds(4));
+            assertThat(body).startsWith("HTTP/1.1 408 ").contains("not complete 1.5s after the head");
+            assertThat(bodyAfter).isBetween(Duration.ofMillis(1450), Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
     void theClientsLineTakesTheUpstreamPathAndWritesAddressesAsUrls() throws Exception {
         assertThat(HttpCommand.clientsLine(new InetSocketAddress("127.0.0.1", 8080),
                 URI.create("http://upstream.example:3001/some/prefix")))
@@ -114,5 +144,35 @@ class HttpCommandTest {
         assertThat(HttpCommand.parseUpstream("http://127.0.0.1:3001/mcp")).isEqualTo(URI.create("http://127.0.0.1:3001/mcp"));
         assertThat(HttpCommand.parseUpstream("HTTPS://mcp.example.com/mcp").getHost()).isEqualTo("mcp.example.com");
         assertThat(HttpCommand.parseUpstream("http://[::1]:3001").getPort()).isEqualTo(3001);
+    }
+
+    @Test
+    void theClientDeadlineOptionsReachTheProxy() throws Exception {
+        HttpCommand command = new HttpCommand();
+        new CommandLine(command).parseArgs("--quiet", "--listen", "127.0.0.1:0", "--control", "off",
+                "--upstream", "http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp",
+                "--request-head-timeout", "300ms", "--request-body-timeout", "2s", "--min-request-body-rate", "1KiB/s",
+                "--send-timeout", "5s");
+        try (HttpProxyBuilder.RunningHttp proxy = command.start(null);
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            long start = System.nanoTime();
+            socket.getOutputStream().write("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            long took = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(answer).startsWith("HTTP/1.1 408 ").contains("did not end within 300 ms");
+            assertThat(took).isBetween(250L, 5_000L);
+        }
+        assertThat(received).isEmpty();
+    }
+
+    @Test
+    void aMinimumRateIsASizePerSecond() {
+        assertThat(HttpCommand.parseRate("500B/s")).isEqualTo(500);
+        assertThat(HttpCommand.parseRate("1KiB/s")).isEqualTo(1024);
+        assertThat(HttpCommand.parseRate("2KB")).isEqualTo(2000);
+        assertThat(HttpCommand.parseRate("0")).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HttpCommand.parseRate("fast"))
+                .hasMessage("--min-request-body-rate: 'fast' (expected: a size per second, such as 500B/s or 1KiB/s, or 0)");
     }
 }

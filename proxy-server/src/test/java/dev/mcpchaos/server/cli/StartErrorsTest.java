@@ -45,6 +45,23 @@ class StartErrorsTest {
         return new Run(code, err.toString());
     }
 
+    @ParameterizedTest
+    @CsvSource({
+            "stdio, --control-head-timeout, 0s",
+            "stdio, --control-body-timeout, soon",
+            "http, --control-head-timeout, -1s",
+            "http, --control-body-timeout, 0ms",
+    })
+    void aControlTimeoutThatIsNoDurationAboveZeroIsNamed(String transport, String option, String value) {
+        Run run = transport.equals("stdio")
+                ? main("stdio", "--quiet", "--control", "127.0.0.1:0", option, value, "--", "cat")
+                : main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", option, value,
+                "--upstream", "http://127.0.0.1:9/mcp");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: " + option + ": '" + value + "' (expected: a duration > 0, "
+                + "such as 10s or 1.5s)\n");
+    }
+
     @Test
     void aWorkingDirectoryThatDoesNotExistIsNamedNotTheCommand() {
         Path missing = dir.resolve("missing");
@@ -123,5 +140,26 @@ class StartErrorsTest {
         Run run = main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "off", "--upstream", upstream);
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).isEqualTo("mcp-chaos: --upstream: '" + upstream + "' (expected: " + expected + ")\n");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            --max-sessions         | 0    | --max-sessions: 0 (expected: >= 1)
+            --max-sessions         | -3   | --max-sessions: -3 (expected: >= 1)
+            --session-idle-timeout | 0s   | --session-idle-timeout: '0s' (expected: > 0)
+            --session-idle-timeout | soon | --session-idle-timeout: 'soon' (expected: a number and a unit, such as 30s, 30m, 1h)
+            """)
+    void aSessionLimitThatCannotBeUsedIsNamedInOneLine(String option, String value, String expected) {
+        Run run = main("http", "--quiet", "--listen", "127.0.0.1:0", "--control", "off", "--upstream",
+                "http://127.0.0.1:3001/mcp", option, value);
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("mcp-chaos: " + expected + "\n");
+    }
+
+    @Test
+    void sessionLimitsThatCanBeUsedAreTaken() {
+        assertThat(HttpCommand.atLeastOne(1, "--max-sessions")).isEqualTo(1);
+        assertThat(HttpCommand.positive("1ms", "--session-idle-timeout")).isEqualTo(java.time.Duration.ofMillis(1));
+        assertThat(HttpCommand.positive("2h", "--session-idle-timeout")).isEqualTo(java.time.Duration.ofHours(2));
     }
 }

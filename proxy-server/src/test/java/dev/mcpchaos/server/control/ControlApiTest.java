@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -242,6 +244,72 @@ class ControlApiTest {
         } finally {
             controlLog.detachAppender(logged);
         }
+    }
+
+    @Test
+    void headHealthNeedsNoTokenAsGetHealthDoes() throws Exception {
+        start(DROP_X, "t0ken-sEcret");
+        HttpResponse<String> head = cat.request("HEAD", "/health", null);
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.body()).isEmpty();
+        assertThat(head.headers().firstValue("Content-Length")).hasValue("2"); // as long as GET's "ok"
+        assertThat(cat.get("/health").body()).isEqualTo("ok");
+        // Only /health: HEAD of anything else still needs the token.
+        assertThat(cat.request("HEAD", "/status", null).statusCode()).isEqualTo(401);
+        assertThat(cat.request("HEAD", "/status", null, "Authorization", "Bearer t0ken-sEcret").statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void aBodyThatIsNotUtf8IsRefusedAndTheRulesStay() throws Exception {
+        start(DROP_X, null);
+        String before = cat.get("/rules").body();
+        byte[] latin1 = "rules:\n  - name: caf\u00e9\n    fault: {type: drop}\n".getBytes(StandardCharsets.ISO_8859_1);
+        HttpResponse<String> refused = cat.requestBytes("PUT", "/rules", latin1);
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(json(refused).path("error").asText())
+                .isEqualTo("PUT /rules: the body is not valid UTF-8 (at byte 20 of 46: 0xe9; expected: UTF-8 text, "
+                        + "YAML or JSON)");
+        byte[] latin1Rule = "{name: caf\u00e9, fault: {type: drop}}".getBytes(StandardCharsets.ISO_8859_1);
+        assertThat(cat.requestBytes("POST", "/rules", latin1Rule).statusCode()).isEqualTo(400);
+        byte[] truncated = Arrays.copyOf("{enabled: false, x: \"\u00e9\"}".getBytes(StandardCharsets.UTF_8), 22);
+        assertThat(cat.requestBytes("PATCH", "/rules/drop-x", truncated).statusCode()).isEqualTo(400);
+        assertThat(cat.get("/rules").body()).isEqualTo(before);
+
+        // The twin: the same file in UTF-8, with names beyond ASCII, is taken as written.
+        byte[] utf8 = "rules:\n  - name: caf\u00e9-\u6f22\u5b57-\ud83d\udca5\n    fault: {type: drop}\n"
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> taken = cat.requestBytes("PUT", "/rules", utf8);
+        assertThat(taken.statusCode()).isEqualTo(200);
+        assertThat(json(taken).path("rules").findValuesAsText("name")).containsExactly("caf\u00e9-\u6f22\u5b57-\ud83d\udca5");
+        assertThat(json(cat.get("/status")).path("rules").get(0).path("name").asText())
+                .isEqualTo("caf\u00e9-\u6f22\u5b57-\ud83d\udca5");
+    }
+
+    @Test
+    void yamlAliasesInABodyAreRefusedWithTheirPlace() throws Exception {
+        start(DROP_X, null);
+        String before = cat.get("/rules").body();
+        String aliased = """
+                rules:
+                  - name: slow-a
+                    fault: {type: latency, latency: &slow 2s}
+                  - name: slow-b
+                    fault: {type: latency, latency: *slow}
+                """;
+        HttpResponse<String> refused = cat.request("PUT", "/rules", aliased);
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(json(refused).path("error").asText()).isEqualTo("PUT /rules: line 3, column 37: YAML anchor "
+                + "'&slow' (expected: no anchors or aliases; write the value out where it is used)");
+        HttpResponse<String> alias = cat.request("POST", "/rules", "name: b\nfault: {type: latency, latency: *slow}\n");
+        assertThat(alias.statusCode()).isEqualTo(400);
+        assertThat(json(alias).path("error").asText()).startsWith("POST /rules: line 2, column 33: YAML alias '*slow'");
+        assertThat(cat.get("/rules").body()).isEqualTo(before);
+
+        // The twin: written out, the same rules are taken.
+        HttpResponse<String> taken = cat.request("PUT", "/rules", aliased.replace("&slow ", "").replace("*slow", "2s"));
+        assertThat(taken.statusCode()).isEqualTo(200);
+        assertThat(json(taken).path("rules").findValuesAsText("latency")).containsExactly("2s", "2s");
     }
 
     @Test

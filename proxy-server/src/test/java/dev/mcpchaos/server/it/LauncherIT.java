@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -114,6 +116,39 @@ class LauncherIT {
         assertThat(run.exitCode).isZero();
         assertThat(run.stdout).isEqualTo(INITIALIZE);
         assertThat(archive).doesNotExist();
+    }
+
+    /**
+     * The JVM's unified logging writes to stdout unless an option names another output, and
+     * {@code -verbose:gc} names none: in stdio mode its lines would go to the client as protocol.
+     * The launcher points every such option at stderr.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"-verbose:gc", "-Xlog:gc", "-Xlog:gc:stdout", "-Xlog:gc::uptime,level,tags", "-XX:+PrintGC",
+        "-Xlog:disable -Xlog:gc"})
+    void jvmLoggingTurnedOnInMcpChaosJavaOptsGoesToStderrAndStdoutStaysTheProtocol(String options) throws Exception {
+        Run run = launch(Map.of("MCP_CHAOS_JAVA_OPTS", options, "MCP_CHAOS_CDS", "off"));
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE); // byte for byte: nothing but what `cat` sent back
+        assertThat(run.stderr).containsPattern("\\[info\\]\\[gc\\] Using [A-Za-z0-9 ]+"); // the GC the JVM chose
+    }
+
+    @Test
+    void jvmLoggingToAFileOfItsOwnStaysThere() throws Exception {
+        Path gcLog = root.resolve("gc.log");
+        Run run = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:gc:file=" + gcLog, "MCP_CHAOS_CDS", "off"));
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE);
+        assertThat(run.stderr).doesNotContain("[gc]");
+        assertThat(Files.readString(gcLog)).containsPattern("\\[info\\]\\[gc\\] Using ");
+    }
+
+    @Test
+    void whatTheVmPrintsOutsideItsLoggingGoesToStderrToo() throws Exception {
+        Run run = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-XX:+PrintFlagsFinal --show-version", "MCP_CHAOS_CDS", "off"));
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE);
+        assertThat(run.stderr).contains("MaxHeapSize").contains("Runtime Environment");
     }
 
     private Run launch(Map<String, String> environment) throws Exception {

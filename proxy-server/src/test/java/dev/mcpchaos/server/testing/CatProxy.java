@@ -137,6 +137,22 @@ public final class CatProxy implements AutoCloseable {
         }
     }
 
+    /** A request whose body is these bytes as they are (not necessarily UTF-8). */
+    public HttpResponse<String> requestBytes(String method, String path, byte[] body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + control().getPort() + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public HttpResponse<String> get(String path) {
         return request("GET", path, null);
     }

@@ -33,9 +33,11 @@ import java.util.function.LongSupplier;
  * bytes for one {@code data} line, a joined copy for several; empty for an event without data.
  *
  * <p><b>Limits.</b> Events bigger than the framer's limit (default
- * {@value SseFramer#DEFAULT_MAX_EVENT_SIZE} bytes, 16 MiB) are discarded, counted in
+ * {@value SseFramer#DEFAULT_MAX_EVENT_SIZE} bytes, 16 MiB) become no frame: they are counted in
  * {@link #oversizedEvents()} and logged with their size and direction; decoding goes on with the
- * next event.
+ * next event. The log says the event was discarded, unless the decoder only watches bytes that
+ * are relayed by other means ({@link #watchingRelayedBytes}): then the event reached its client
+ * whole, and the log says so.
  *
  * <p><b>End of stream.</b> Bytes after the last complete event (an event cut off before its
  * blank line, which the SSE spec does not dispatch) become one last original frame with a BLANK
@@ -56,6 +58,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
     private long frames;
     private long oversizedEvents;
     private LongConsumer onOversized = size -> { };
+    private boolean watchingRelayedBytes;
     private long unterminatedTails;
 
     /** A decoder that numbers its frames 0, 1, 2, ... */
@@ -121,7 +124,18 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         return this;
     }
 
-    /** How many events were discarded for being over the limit. */
+    /**
+     * Tells this decoder that the bytes it decodes also reach their client by other means (a
+     * transport relaying them as they come, this decoder only showing the events to observers),
+     * so that an event over the limit is logged as relayed whole, not as discarded: what the
+     * client gets does not depend on this decoder.
+     */
+    public SseFrameDecoder watchingRelayedBytes() {
+        this.watchingRelayedBytes = true;
+        return this;
+    }
+
+    /** How many events were over the limit (and made no frame). */
     public long oversizedEvents() {
         return oversizedEvents;
     }
@@ -227,8 +241,15 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
     private void oversized(long size) {
         oversizedEvents++;
         onOversized.accept(size);
-        log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
-                direction.arrow(), size, framer.maxEventSize());
+        if (watchingRelayedBytes) {
+            // Nothing held the event, so nothing cut it: only rules and observers did not see it.
+            log.warn("{}: relayed an SSE event of {} bytes whole without showing it to observers: it is over the"
+                    + " limit of {} bytes for events they see; relaying goes on", direction.arrow(), size,
+                    framer.maxEventSize());
+        } else {
+            log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
+                    direction.arrow(), size, framer.maxEventSize());
+        }
     }
 
     /** What a client would hand to its message handler is sniffed; every other event is blank. */

@@ -141,6 +141,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private LegacyEndpointProbe legacyProbe;
     /** The legacy session this GET stream named, ended with the stream. */
     private String legacySession;
+    /** The session table was told this exchange ended (see {@link HttpSessions#exchangeEnded}). */
+    private boolean sessionReleased;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -571,6 +573,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
         String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
         if (named != null && sessionId == null) {
             frontend.sessions().learn(named, chain);
+        } else if (sessionId != null && (named == null || named.equals(sessionId))
+                && response.status().codeClass() == HttpStatusClass.SUCCESS
+                && !HttpMethod.DELETE.equals(head.method())) {
+            frontend.sessions().learn(sessionId, chain); // accepted: kept unless the table holds it already
         }
         if (sessionId != null && (response.status().code() == 404
                 || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()
@@ -1013,6 +1019,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (legacySession != null) {
             frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
             legacySession = null;
+        }
+        if (!sessionReleased) {
+            sessionReleased = true;
+            frontend.sessions().exchangeEnded(chain); // its session may be idle from now
         }
         if (body != null) {
             body.release();

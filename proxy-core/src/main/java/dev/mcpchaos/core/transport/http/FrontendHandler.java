@@ -4,15 +4,21 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
@@ -21,12 +27,17 @@ import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.util.ByteProcessor;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -49,8 +60,17 @@ import java.util.concurrent.TimeUnit;
  * mid-stream is noticed at once and its upstream stream closed; pipelined requests wait their
  * turn, and past {@value #MAX_WAITING} waiting pieces reading pauses. The upstream connection is
  * not read while the client connection is not writable.
+ *
+ * <p>Deadlines (see {@code docs/limits.md}): a request head must end within the head timeout of
+ * its first byte, a body within the body timeout of its head and at no less than the minimum
+ * rate after its first second: else 408, in the request's turn among pipelined ones, and the
+ * connection closes. Between requests the connection closes after the idle timeout, which only a
+ * finished exchange starts over; a connection that stays unwritable for the send timeout closes.
+ * A request the decoder refuses, anywhere in it, is answered 400 and the connection closes; a
+ * body answered 413 before it ended is read and thrown away first (up to
+ * {@value #MAX_DISCARDED_BODY} bytes, while it keeps coming), so the client is not reset.
  */
-final class FrontendHandler extends ChannelInboundHandlerAdapter {
+final class FrontendHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(FrontendHandler.class);
 
@@ -91,18 +111,80 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
      */
     private Exchange awaitingResponse;
     private long responseDeadline;
+    /** The wait {@link #responseDeadline} was set for, in nanoseconds. */
+    private long responseWait;
+    /** The connection closed: what the decoder still hands on from its last read is released. */
+    private boolean inactive;
     private ScheduledFuture<?> responseTimer;
     /** When {@link #responseTimer} is due, on the loop's ticker. */
     private long responseTimerDue;
 
     /**
-     * When the connection last read something or ended an exchange (on the loop's ticker): it is
-     * idle, and closed, once it has done neither for the idle timeout. One task per connection
-     * checks it, as for the response timeout; Netty's IdleStateHandler put a listener on every
-     * write's promise instead.
+     * When the connection began or last ended an exchange (on the loop's ticker): between
+     * requests, it is idle, and closed, once the idle timeout has passed since. What the client
+     * sends does not move it: bytes of a next request start that request's head deadline.
      */
     private long lastActive;
-    private ScheduledFuture<?> idleTimer;
+
+    /** Bytes of a refused body (413) read and thrown away at most before its connection closes. */
+    static final int MAX_DISCARDED_BODY = 64 * 1024 * 1024;
+    /** A body is held to the minimum rate from its second second on: its first packets may take a while. */
+    private static final long RATE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Stands in {@link #waiting} for a pipelined request that missed its deadline: its turn answers 408. */
+    private static final Object TIMED_OUT = new Object();
+
+    /** What the decoder is in the middle of reading: nothing, a request head, or a request's body. */
+    private enum Reading { BETWEEN, HEAD, BODY }
+
+    private Reading reading = Reading.BETWEEN;
+    /** When the head or body being read began, or when reading resumed after the proxy paused it. */
+    private long readingSince;
+    /** Body bytes read since {@link #readingSince}. */
+    private long readingBodyBytes;
+    /** The request whose body is being read (its head has come, its end not yet); null otherwise. */
+    private HttpRequest readingRequest;
+    /** {@link #readingRequest} waits in {@link #waiting} (pipelined) rather than being the current exchange's. */
+    private boolean readingQueued;
+    /** The method of the current exchange is POST: it answers nothing before its body is whole. */
+    private boolean currentPost;
+    /**
+     * The current exchange's request is HTTP/1.0 and asked for keep-alive: its response must say
+     * {@code Connection: keep-alive}, or the client takes it as the connection's last.
+     */
+    private boolean currentHttp10KeepAlive;
+    /** The proxy stopped reading (pipelined requests wait): the client's head and body clocks stand still. */
+    private boolean readPaused;
+    /**
+     * The connection's last answer is written or queued (a 400, a 408): nothing more it reads is
+     * served, and only the send deadline still applies.
+     */
+    private boolean closing;
+    /** The 408 queued in {@link #waiting}: its HTTP version and its message. */
+    private HttpVersion timedOutVersion = HttpVersion.HTTP_1_1;
+    private String timedOutMessage;
+    /** A refused body is being read and thrown away (see {@link #MAX_DISCARDED_BODY}); then the connection closes. */
+    private boolean draining;
+    private long drained;
+    /** When the refused body last brought something; past {@link #DRAIN_IDLE_NANOS} of nothing, the connection closes. */
+    private long drainedAt;
+    /**
+     * How long a refused body may bring nothing before its connection is closed: a client that
+     * sends before it reads keeps sending, one that waits for the answer has it (nginx's
+     * {@code lingering_timeout} is 5 s).
+     */
+    private static final long DRAIN_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** The connection is not writable (the client does not take what is written), since {@link #unwritableSince}. */
+    private boolean unwritable;
+    private long unwritableSince;
+
+    /**
+     * The client deadlines (request head, request body and its rate, idle, send) share one
+     * timer task per connection, as the response timeout does: it is due no later than the
+     * earliest deadline in force, wakes, acts or sleeps on to the next. A request that comes
+     * whole in one read never touches it; a phase that spans reads moves it only earlier.
+     */
+    private ScheduledFuture<?> deadlineTimer;
+    private long deadlineTimerDue;
 
     FrontendHandler(HttpProxy proxy) {
         this.proxy = proxy;
@@ -121,59 +203,102 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
     }
 
+    /** The handler to put before the HTTP codec: it sees the bytes the client sends, before they are decoded. */
+    ChannelHandler readWatch() {
+        return new ReadWatch();
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        long idleMillis = proxy.config().idleTimeoutMillis;
-        if (idleMillis > 0) {
-            lastActive = ctx.executor().ticker().nanoTime();
-            idleTimer = ctx.executor().schedule(this::checkIdle, idleMillis, TimeUnit.MILLISECONDS);
-        }
+        lastActive = ticker();
+        armDeadlines(lastActive);
         super.channelActive(ctx);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        // Any read counts, a request head still in pieces included: a slow client is not idle.
-        lastActive = ctx.executor().ticker().nanoTime();
+        if (reading != Reading.BETWEEN) {
+            // A head or a body that did not come whole in this read: its deadline is in force.
+            armDeadlines(ticker());
+        }
         super.channelReadComplete(ctx);
-    }
-
-    /** Idle means no exchange at all: a long-lived SSE stream is an exchange and is never cut. */
-    private void checkIdle() {
-        idleTimer = null;
-        if (!ctx.channel().isActive()) {
-            return;
-        }
-        long idleNanos = TimeUnit.MILLISECONDS.toNanos(proxy.config().idleTimeoutMillis);
-        long left = current == null ? lastActive + idleNanos - ctx.executor().ticker().nanoTime() : idleNanos;
-        if (left <= 0) {
-            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
-            ctx.close();
-            return;
-        }
-        idleTimer = ctx.executor().schedule(this::checkIdle, left, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (inactive) {
+            // Decoded from the read that closed the connection (a request answered with a close,
+            // and one pipelined behind it): nothing of it is served or held (fuzzing finding F6).
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        track(msg);
+        if (closing) {
+            ReferenceCountUtil.release(msg); // the connection's last answer is on its way
+            return;
+        }
+        if (draining) {
+            discard(msg);
+            return;
+        }
         if (current != null && current.requestComplete() || !waiting.isEmpty()) {
             waiting.add(msg); // a pipelined request: its turn comes when the current one is answered
-            if (waiting.size() >= MAX_WAITING) {
-                ctx.channel().config().setAutoRead(false); // enough queued: read on once they are served
+            if (msg == readingRequest) {
+                readingQueued = true;
+            }
+            if (msg instanceof HttpObject && ((HttpObject) msg).decoderResult().isFailure()) {
+                closing = true; // answered 400 in its turn; nothing after it is read
+                pauseReading();
+            } else if (waiting.size() >= MAX_WAITING) {
+                pauseReading(); // enough queued: read on once they are served
             }
             return;
         }
         handle(msg);
     }
 
+    /** Follows what the decoder has read of the client's requests, for their deadlines. */
+    private void track(Object msg) {
+        if (msg instanceof HttpRequest) {
+            readingRequest = (HttpRequest) msg;
+            readingQueued = false;
+            startReading(Reading.BODY);
+        }
+        if (msg instanceof HttpContent) {
+            readingBodyBytes += ((HttpContent) msg).content().readableBytes();
+            if (msg instanceof LastHttpContent) {
+                reading = Reading.BETWEEN;
+                readingRequest = null;
+                readingQueued = false;
+            }
+        }
+    }
+
+    private void startReading(Reading phase) {
+        reading = phase;
+        readingSince = ticker();
+        readingBodyBytes = 0;
+    }
+
     private void handle(Object msg) {
+        if (msg == TIMED_OUT) {
+            answerTimedOut(timedOutVersion, timedOutMessage);
+            return;
+        }
+        if (msg instanceof HttpObject && ((HttpObject) msg).decoderResult().isFailure()) {
+            Throwable cause = ((HttpObject) msg).decoderResult().cause();
+            ReferenceCountUtil.release(msg);
+            rejectMalformed(cause);
+            return;
+        }
+        if (msg == readingRequest) {
+            readingQueued = false; // its turn came while its body is still coming
+        }
         if (msg instanceof HttpRequest) {
             HttpRequest request = (HttpRequest) msg;
-            if (request.decoderResult().isFailure()) {
-                rejectMalformed(request.decoderResult().cause());
-                ReferenceCountUtil.release(msg);
-                return;
-            }
+            currentPost = HttpMethod.POST.equals(request.method());
+            // Read before the exchange takes the hop-by-hop headers off the request.
+            currentHttp10KeepAlive = request.protocolVersion() == HttpVersion.HTTP_1_0 && HttpUtil.isKeepAlive(request);
             current = new Exchange(this, ctx.channel(), request, proxy.config(), proxy.sessions());
             current.onRequestHead();
         }
@@ -189,7 +314,36 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * The decoder refused the request: its line, its headers or its chunked body. Answered 400
+     * (431, 414 for what was too long) and the connection closed; a request whose body broke
+     * off is dropped, so nothing of it reaches the upstream as a whole request.
+     */
     private void rejectMalformed(Throwable cause) {
+        closing = true;
+        if (!ctx.channel().isActive()) {
+            // The client left mid-request: the decoder says so with a failure ("Connection closed
+            // before received headers"); nobody is there to answer.
+            log.debug("client {} left in the middle of a request: {}", ctx.channel().remoteAddress(), cause.getMessage());
+            return;
+        }
+        pauseReading();
+        Exchange exchange = current;
+        if (exchange != null) {
+            current = null;
+            boolean answered = !currentPost || exchange.isDone();
+            exchange.abort();
+            if (upstreamBusy) {
+                closeUpstream(); // a body streamed upstream (not a POST's) must not end there as if whole
+            }
+            if (answered) {
+                // Not a POST: its response may have begun, and nothing can follow it.
+                log.info("malformed HTTP request body from {}: {}: closing the connection",
+                        ctx.channel().remoteAddress(), cause.getMessage());
+                ctx.close();
+                return;
+            }
+        }
         HttpResponseStatus status = cause instanceof TooLongHttpHeaderException
                 ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                 : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
@@ -212,27 +366,264 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         current = null;
-        lastActive = ctx.executor().ticker().nanoTime();
+        lastActive = ticker();
         if (exchange.leftUpstreamIdle()) {
             upstreamBusy = false;
         }
         if (!keepAlive) {
+            if (reading == Reading.BODY && !readingQueued && !closing) {
+                // Answered before its body was all read (a 413): read the rest and throw it away,
+                // then close. Closed at once, the unread bytes would make the client's system
+                // reset the connection, and a client that sends its whole body before reading
+                // would get the reset instead of the answer (RFC 9112 9.6).
+                draining = true;
+                drainedAt = ticker();
+                ctx.flush();
+                armDeadlines(drainedAt);
+                return;
+            }
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        while (!waiting.isEmpty() && (current == null || !current.requestComplete())) {
+        while (!waiting.isEmpty() && (current == null || !current.requestComplete()) && ctx.channel().isActive()) {
             handle(waiting.poll());
         }
-        if (waiting.size() < MAX_WAITING && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
+        if (waiting.size() < MAX_WAITING && readPaused && !closing) {
+            resumeReading();
         }
+        if (current == null) {
+            armDeadlines(lastActive); // between requests: the idle deadline
+        }
+    }
+
+    /** Reads (and throws away) a refused body up to its end, or {@link #MAX_DISCARDED_BODY}; then closes. */
+    private void discard(Object msg) {
+        drainedAt = ticker();
+        if (msg instanceof HttpContent) {
+            drained += ((HttpContent) msg).content().readableBytes();
+        }
+        boolean end = !(msg instanceof HttpContent) || msg instanceof LastHttpContent
+                || ((HttpObject) msg).decoderResult().isFailure() || drained > MAX_DISCARDED_BODY;
+        ReferenceCountUtil.release(msg);
+        if (end) {
+            draining = false;
+            closing = true;
+            ctx.close();
+        }
+    }
+
+    private void pauseReading() {
+        if (!readPaused) {
+            readPaused = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private void resumeReading() {
+        readPaused = false;
+        if (reading != Reading.BETWEEN) {
+            // The clocks of a head or body stood still while the proxy did not read: they start over.
+            readingSince = ticker();
+            readingBodyBytes = 0;
+        }
+        ctx.channel().config().setAutoRead(true);
+        ctx.read();
+        armDeadlines(ticker());
+    }
+
+    // ---- client deadlines ---------------------------------------------------------------------------
+
+    private long ticker() {
+        return ctx.executor().ticker().nanoTime();
+    }
+
+    private static long nanos(long millis) {
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** When the body being read falls under the minimum rate, given what it brought so far. */
+    private long rateDue(long rate) {
+        return readingSince + RATE_GRACE_NANOS + (long) (readingBodyBytes * 1_000_000_000.0 / rate);
+    }
+
+    private boolean betweenRequests() {
+        return reading == Reading.BETWEEN && current == null && waiting.isEmpty() && !draining && !closing;
+    }
+
+    /** Nanoseconds from {@code now} to the earliest deadline in force (<= 0: passed); Long.MAX_VALUE: none. */
+    private long untilNextDeadline(long now) {
+        HttpProxyConfig config = proxy.config();
+        long delay = Long.MAX_VALUE;
+        if (unwritable && config.sendTimeoutMillis > 0) {
+            delay = Math.min(delay, unwritableSince + nanos(config.sendTimeoutMillis) - now);
+        }
+        if (!closing && !readPaused) {
+            if (reading == Reading.HEAD && config.requestHeadTimeoutMillis > 0) {
+                delay = Math.min(delay, readingSince + nanos(config.requestHeadTimeoutMillis) - now);
+            } else if (reading == Reading.BODY) {
+                if (config.requestBodyTimeoutMillis > 0) {
+                    delay = Math.min(delay, readingSince + nanos(config.requestBodyTimeoutMillis) - now);
+                }
+                if (config.minRequestBodyRate > 0) {
+                    delay = Math.min(delay, rateDue(config.minRequestBodyRate) - now);
+                }
+            }
+        }
+        if (betweenRequests() && config.idleTimeoutMillis > 0) {
+            delay = Math.min(delay, lastActive + nanos(config.idleTimeoutMillis) - now);
+        }
+        if (draining) {
+            delay = Math.min(delay, drainedAt + DRAIN_IDLE_NANOS - now);
+        }
+        return delay;
+    }
+
+    /** Makes sure the deadline task wakes by the earliest deadline in force. Cheap when it already does. */
+    private void armDeadlines(long now) {
+        long delay = untilNextDeadline(now);
+        if (delay == Long.MAX_VALUE || !ctx.channel().isActive()) {
+            return;
+        }
+        delay = Math.max(0, delay);
+        long due = now + delay;
+        if (deadlineTimer != null) {
+            if (deadlineTimerDue - due <= 0) {
+                return; // it wakes in time, and then sleeps on to whatever is due
+            }
+            deadlineTimer.cancel(false);
+        }
+        deadlineTimerDue = due;
+        deadlineTimer = ctx.executor().schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void checkDeadlines() {
+        deadlineTimer = null;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        HttpProxyConfig config = proxy.config();
+        long now = ticker();
+        if (unwritable && config.sendTimeoutMillis > 0
+                && now - (unwritableSince + nanos(config.sendTimeoutMillis)) >= 0) {
+            timedOut(TransportObserver.ClientDeadline.SEND);
+            log.info("client {} took nothing written to it for {} ms: closing the connection",
+                    ctx.channel().remoteAddress(), config.sendTimeoutMillis);
+            ctx.close();
+            return;
+        }
+        if (draining && now - (drainedAt + DRAIN_IDLE_NANOS) >= 0) {
+            log.debug("client {} sent nothing more of a refused body for {} ms: closing the connection",
+                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(DRAIN_IDLE_NANOS));
+            ctx.close();
+            return;
+        }
+        if (!closing && !readPaused) {
+            if (reading == Reading.HEAD && config.requestHeadTimeoutMillis > 0
+                    && now - (readingSince + nanos(config.requestHeadTimeoutMillis)) >= 0) {
+                headTimedOut(config.requestHeadTimeoutMillis);
+                return;
+            }
+            if (reading == Reading.BODY) {
+                if (config.requestBodyTimeoutMillis > 0
+                        && now - (readingSince + nanos(config.requestBodyTimeoutMillis)) >= 0) {
+                    bodyTimedOut("the request body did not end within " + config.requestBodyTimeoutMillis + " ms");
+                    return;
+                }
+                if (config.minRequestBodyRate > 0 && now - rateDue(config.minRequestBodyRate) >= 0) {
+                    bodyTimedOut("the request body came slower than " + config.minRequestBodyRate + " bytes/s ("
+                            + readingBodyBytes + " bytes in " + TimeUnit.NANOSECONDS.toMillis(now - readingSince)
+                            + " ms)");
+                    return;
+                }
+            }
+        }
+        if (betweenRequests() && config.idleTimeoutMillis > 0
+                && now - (lastActive + nanos(config.idleTimeoutMillis)) >= 0) {
+            timedOut(TransportObserver.ClientDeadline.IDLE);
+            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
+            ctx.close();
+            return;
+        }
+        armDeadlines(now);
+    }
+
+    private void timedOut(TransportObserver.ClientDeadline deadline) {
+        proxy.config().observer.clientTimedOut(TransportKind.HTTP, deadline);
+    }
+
+    private void headTimedOut(long timeoutMillis) {
+        timedOut(TransportObserver.ClientDeadline.HEAD);
+        String message = "mcp-chaos: the request head did not end within " + timeoutMillis + " ms of its first byte";
+        log.info("client {}: {}: answered 408", ctx.channel().remoteAddress(), message.substring(11));
+        reading = Reading.BETWEEN;
+        if (current == null && waiting.isEmpty()) {
+            answerTimedOut(HttpVersion.HTTP_1_1, message);
+        } else {
+            queueTimedOut(HttpVersion.HTTP_1_1, message); // pipelined behind an exchange in progress
+        }
+    }
+
+    private void bodyTimedOut(String why) {
+        timedOut(TransportObserver.ClientDeadline.BODY);
+        HttpRequest request = readingRequest;
+        String message = "mcp-chaos: " + why;
+        reading = Reading.BETWEEN;
+        readingRequest = null;
+        if (draining) {
+            log.info("client {}: {} while a refused body was thrown away: closing the connection",
+                    ctx.channel().remoteAddress(), why);
+            ctx.close();
+            return;
+        }
+        String name = request.method() + " " + request.uri();
+        if (readingQueued) {
+            // Pipelined: what came of it is dropped, and its turn answers 408.
+            while (!waiting.isEmpty()) {
+                Object last = waiting.pollLast();
+                ReferenceCountUtil.release(last);
+                if (last == request) {
+                    break;
+                }
+            }
+            log.info("client {}: {} {}: answered 408 in its turn", ctx.channel().remoteAddress(), name, why);
+            queueTimedOut(request.protocolVersion(), message);
+        } else if (current != null && currentPost && !current.isDone()) {
+            // A POST goes upstream only once its body is whole: nothing of it left the proxy.
+            Exchange exchange = current;
+            current = null;
+            exchange.abort();
+            log.info("client {}: {} {}: answered 408", ctx.channel().remoteAddress(), name, why);
+            answerTimedOut(request.protocolVersion(), message);
+        } else {
+            // Its body streamed upstream, or it was answered already: nothing can follow.
+            log.info("client {}: {} {}: closing the connection", ctx.channel().remoteAddress(), name, why);
+            ctx.close();
+        }
+    }
+
+    private void queueTimedOut(HttpVersion version, String message) {
+        closing = true;
+        pauseReading();
+        timedOutVersion = version;
+        timedOutMessage = message;
+        waiting.add(TIMED_OUT);
+    }
+
+    /** Answers 408 with a JSON-RPC error (no id: the request's message never came whole) and closes. */
+    private void answerTimedOut(HttpVersion version, String message) {
+        closing = true;
+        pauseReading();
+        FullHttpResponse response = HttpMessages.jsonRpcError(ctx.alloc(), version, HttpResponseStatus.REQUEST_TIMEOUT,
+                null, message);
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** The exchange's request went upstream: it is answered 504 unless its response head comes within the timeout. On the loop. */
     void startResponseTimer(Exchange exchange, long timeoutMillis) {
         awaitingResponse = exchange;
-        responseDeadline = ctx.executor().ticker().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        responseWait = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        responseDeadline = ctx.executor().ticker().nanoTime() + responseWait;
         if (responseTimer != null && responseDeadline - responseTimerDue < 0) {
             // A shorter deadline than the one the task sleeps to (the body timeout after the
             // response timeout): the task must wake up sooner.
@@ -258,7 +649,13 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         if (exchange == null) {
             return;
         }
-        long left = responseDeadline - ctx.executor().ticker().nanoTime();
+        long now = ctx.executor().ticker().nanoTime();
+        if (unwritable) {
+            // The upstream is not read while the client takes nothing (see channelWritabilityChanged):
+            // its silence is the client's doing, which the send timeout judges. The wait starts over.
+            responseDeadline = now + responseWait;
+        }
+        long left = responseDeadline - now;
         if (left > 0) { // a later request moved the deadline since this task was scheduled
             responseTimerDue = responseDeadline;
             responseTimer = ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
@@ -339,6 +736,7 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                                     config.upstream.getHostString(), config.upstream.getPort()));
                         }
                         ch.pipeline().addLast(new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
+                        ch.pipeline().addLast(HTTP10_KEEP_ALIVE);
                         ch.pipeline().addLast(handler);
                     }
                 });
@@ -386,24 +784,45 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
+            HttpHeaders headers = ((HttpResponse) msg).headers();
+            if (!headers.contains(HttpHeaderNames.CONNECTION)) {
+                headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            }
+        }
+        ctx.write(msg, promise);
+    }
+
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        boolean writable = ctx.channel().isWritable();
         // Read the upstream only as fast as the client drains.
         if (upstream != null) {
-            upstream.config().setAutoRead(ctx.channel().isWritable());
+            upstream.config().setAutoRead(writable);
+        }
+        if (!writable && !unwritable) {
+            unwritable = true;
+            unwritableSince = ticker();
+            armDeadlines(unwritableSince); // the send deadline
+        } else if (writable) {
+            unwritable = false;
         }
         super.channelWritabilityChanged(ctx);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        inactive = true;
         if (responseTimer != null) {
             responseTimer.cancel(false);
             responseTimer = null;
         }
-        if (idleTimer != null) {
-            idleTimer.cancel(false);
-            idleTimer = null;
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
         }
         awaitingResponse = null;
         // The upstream first: whatever else fails here, a client that left must not leave its
@@ -455,6 +874,21 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
+    /**
+     * Sees the client's bytes before the HTTP codec: the first byte of a request head (not a
+     * CR or LF, which may come between requests, RFC 9112 2.2) starts the head's deadline.
+     */
+    private final class ReadWatch extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (reading == Reading.BETWEEN && !closing && !draining && msg instanceof ByteBuf
+                    && ((ByteBuf) msg).forEachByte(ByteProcessor.FIND_NON_CRLF) >= 0) {
+                startReading(Reading.HEAD);
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
     /** Reads an upstream connection: for the {@link FrontendHandler} that holds it, or idle in the pool. */
     private static final class BackendHandler extends ChannelInboundHandlerAdapter {
         private final UpstreamPool pool;
@@ -501,6 +935,28 @@ final class FrontendHandler extends ChannelInboundHandlerAdapter {
                 frontend.onUpstreamError(ctx.channel(), cause);
             }
             ctx.close();
+        }
+    }
+
+    /**
+     * An HTTP/1.0 request goes upstream as the client sent it, but asking for keep-alive: the
+     * upstream connection is the proxy's, pooled and reused (the client's own Connection header
+     * is hop-by-hop and was removed). Without it an HTTP/1.0 upstream answer ends with a close,
+     * and the client's connection would be closed after it.
+     */
+    private static final ChannelOutboundHandler HTTP10_KEEP_ALIVE = new Http10KeepAlive();
+
+    @ChannelHandler.Sharable
+    private static final class Http10KeepAlive extends ChannelOutboundHandlerAdapter {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof HttpRequest && ((HttpRequest) msg).protocolVersion() == HttpVersion.HTTP_1_0) {
+                HttpHeaders headers = ((HttpRequest) msg).headers();
+                if (!headers.contains(HttpHeaderNames.CONNECTION)) {
+                    headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                }
+            }
+            ctx.write(msg, promise);
         }
     }
 

@@ -21,8 +21,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -60,8 +62,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * streamed through as it comes. Paths, query strings, status codes and headers pass unchanged,
  * except hop-by-hop headers, which HTTP/1.1 says a proxy removes, and {@code Host} if asked.
  *
- * <p>Sessions are learned from the {@code Mcp-Session-Id} the upstream gives; each has its own
- * correlation state. A session ends on DELETE or when the upstream answers 404 for it.
+ * <p>Sessions are learned from the {@code Mcp-Session-Id} the upstream gives (or accepts with a
+ * 2xx); each has its own correlation state. A session ends on DELETE or when the upstream answers
+ * 404 for it; the proxy forgets one idle for {@code sessionIdleTimeout}, and past
+ * {@code maxSessions} the least recently used, as if it had never seen it (see {@link HttpSessions}).
  *
  * <p>The proxy's own failures are answered with a JSON-RPC error body carrying the request's id:
  * 502 when the upstream refuses, resets or closes, 504 when it does not answer within
@@ -72,7 +76,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
  * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
  * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
- * with an exchange in progress, such as an SSE stream, is never idle).
+ * with an exchange in progress, such as an SSE stream, is never idle); 10,000 sessions kept, an
+ * idle one for 30 min; request head 10 s from its
+ * first byte; request body 60 s from the end of its head, and at least 500 bytes/s on average
+ * after its first second; a client connection that takes nothing written to it, 60 s (the send
+ * timeout). A request that misses its head or body deadline is answered 408 (a JSON-RPC error,
+ * in its turn among pipelined requests) and its connection closed.
+ *
+ * <p>Requests must be valid HTTP/1.1 or 1.0: a request line, header or chunked body that Netty's
+ * decoder refuses is answered 400 and its connection closed, and nothing of the request reaches
+ * the upstream as a complete request. Pipelined requests are answered in order with no limit on
+ * their number: past a few dozen waiting, the connection is not read until they are served.
+ * A body over the limit is answered 413 and then read and thrown away (up to
+ * 64 MiB, while it keeps coming and within the body deadline) before the
+ * connection closes, so that a client that sends its whole body before reading sees the 413
+ * rather than a reset.
  */
 public final class HttpProxy implements AutoCloseable {
 
@@ -100,7 +118,8 @@ public final class HttpProxy implements AutoCloseable {
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
         sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, new Control(), toServer,
-                toClient, config.observer);
+                toClient, config.observer, builder.sessionIdleTimeout, builder.maxSessions,
+                builder.executor != null ? builder.executor : group.next());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(NettyTransports.serverChannelType())
@@ -158,8 +177,20 @@ public final class HttpProxy implements AutoCloseable {
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
         clients.add(ch);
-        ch.pipeline().addLast(new HttpServerCodec(8192, config.maxHeaderSize, 64 * 1024));
-        ch.pipeline().addLast(new FrontendHandler(this));
+        initClientPipeline(ch.pipeline(), new FrontendHandler(this));
+    }
+
+    /**
+     * The handlers of a client connection. Netty's pipeline depth limit (128 requests decoded and
+     * not yet answered: then an exception and a close) is lifted: the frontend answers pipelined
+     * requests in order and stops reading while enough of them wait.
+     */
+    void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend) {
+        // Before the codec: the first byte of a request head starts its deadline.
+        pipeline.addLast(frontend.readWatch());
+        pipeline.addLast(new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Integer.MAX_VALUE));
+        pipeline.addLast(frontend);
     }
 
     /** The address the proxy listens on (with the real port when 0 was asked for). */
@@ -209,6 +240,7 @@ public final class HttpProxy implements AutoCloseable {
         // Closed while the loops run, each connection's exchange is ended and its buffers let go;
         // a loop that stops first may never run their close.
         clients.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        sessions.close();
         shutdownExecutors();
     }
 
@@ -322,6 +354,12 @@ public final class HttpProxy implements AutoCloseable {
         private Duration responseTimeout = Duration.ofMinutes(5);
         private Duration responseBodyTimeout = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofMinutes(5);
+        private Duration sessionIdleTimeout = HttpSessions.DEFAULT_IDLE_TIMEOUT;
+        private int maxSessions = HttpSessions.DEFAULT_MAX_SESSIONS;
+        private Duration requestHeadTimeout = Duration.ofSeconds(10);
+        private Duration requestBodyTimeout = Duration.ofSeconds(60);
+        private long minRequestBodyRate = 500;
+        private Duration sendTimeout = Duration.ofSeconds(60);
         private int ioThreads;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
@@ -444,9 +482,82 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** Time a client connection may sit with no exchange before it is closed. Default 5 min. */
+        /**
+         * Time a client connection may sit between requests (no exchange in progress, nothing of
+         * a next request read) before it is closed. Only a finished exchange starts it again:
+         * bytes that trickle in start a request head, which has its own deadline
+         * ({@link #requestHeadTimeout}). Default 5 min.
+         */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = requirePositive(timeout, "idleTimeout");
+            return this;
+        }
+
+        /**
+         * Time an MCP session is kept with no exchange of it in flight (an open GET stream, or a
+         * request waiting for its answer, is one) and none ended; then the proxy forgets it, as
+         * it would one it never saw: a later request with its id passes on to the upstream,
+         * which answers as it will. Counted ({@link TransportObserver#sessionExpired}). Default 30 min.
+         */
+        public Builder sessionIdleTimeout(Duration timeout) {
+            this.sessionIdleTimeout = requirePositive(timeout, "sessionIdleTimeout");
+            return this;
+        }
+
+        /**
+         * Time from the first byte of a request head to its end; then 408 and the connection
+         * closed. Default 10 s (nginx's {@code client_header_timeout} is 60 s; Envoy's
+         * {@code request_headers_timeout} is off unless set).
+         */
+        public Builder requestHeadTimeout(Duration timeout) {
+            this.requestHeadTimeout = requirePositive(timeout, "requestHeadTimeout");
+            return this;
+        }
+
+        /**
+         * Most MCP sessions kept at once; a new one past that evicts the least recently used idle
+         * session (the least recently used of all when every one is busy), counted as
+         * {@link TransportObserver#sessionExpired}. Default 10,000.
+         */
+        public Builder maxSessions(int sessions) {
+            this.maxSessions = requirePositive(sessions, "maxSessions");
+            return this;
+        }
+
+        /**
+         * Time from the end of a request head to the last byte of its body; then 408 (with a
+         * JSON-RPC error) and the connection closed. Default 60 s (nginx's
+         * {@code client_body_timeout}, 60 s, counts between two reads instead; Envoy's
+         * {@code request_timeout}, off unless set, counts the whole request).
+         */
+        public Builder requestBodyTimeout(Duration timeout) {
+            this.requestBodyTimeout = requirePositive(timeout, "requestBodyTimeout");
+            return this;
+        }
+
+        /**
+         * The least a request body must average from the end of its head, in bytes per second,
+         * once its first second is over: a body that falls behind is answered 408 at once,
+         * instead of holding its connection until {@link #requestBodyTimeout}. 0: no minimum.
+         * Default 500 bytes/s (Apache's {@code RequestReadTimeout body=20,MinRate=500}; nginx and
+         * Envoy have none).
+         */
+        public Builder minRequestBodyRate(long bytesPerSecond) {
+            if (bytesPerSecond < 0) {
+                throw new IllegalArgumentException("minRequestBodyRate: " + bytesPerSecond + " (expected: >= 0)");
+            }
+            this.minRequestBodyRate = bytesPerSecond;
+            return this;
+        }
+
+        /**
+         * The longest a client connection may go without taking what the proxy writes to it:
+         * counted while the connection is not writable (more than Netty's high water mark, 64 KiB,
+         * waits to be sent), from the moment it became so; then the connection is closed.
+         * Default 60 s (nginx's {@code send_timeout}; Envoy has none per connection).
+         */
+        public Builder sendTimeout(Duration timeout) {
+            this.sendTimeout = requirePositive(timeout, "sendTimeout");
             return this;
         }
 
@@ -503,7 +614,8 @@ public final class HttpProxy implements AutoCloseable {
             HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
                     rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
                     (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
-                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), observer);
+                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), requestHeadTimeout.toMillis(),
+                    requestBodyTimeout.toMillis(), minRequestBodyRate, sendTimeout.toMillis(), observer);
             return config;
         }
 

@@ -22,12 +22,22 @@ final class HttpProxyConfig {
     /** The longest wait between two pieces of a response body that is not an SSE stream. */
     final long responseBodyTimeoutMillis;
     final long idleTimeoutMillis;
+    /** From the first byte of a request head to its end. */
+    final long requestHeadTimeoutMillis;
+    /** From the end of a request head to the last byte of its body. */
+    final long requestBodyTimeoutMillis;
+    /** The least a request body must average, in bytes per second, after its first second; 0: no minimum. */
+    final long minRequestBodyRate;
+    /** The longest a client connection may stay unwritable (a client that does not read). */
+    final long sendTimeoutMillis;
     final TransportObserver observer;
 
     HttpProxyConfig(InetSocketAddress upstream, String upstreamLabel, String upstreamHostHeader, SslContext upstreamTls,
                     boolean rewriteHost, int maxRequestBody, int maxJsonResponseBody, int maxSseEventSize,
                     int maxHeaderSize, int maxConnections, int connectTimeoutMillis, long responseTimeoutMillis,
-                    long responseBodyTimeoutMillis, long idleTimeoutMillis, TransportObserver observer) {
+                    long responseBodyTimeoutMillis, long idleTimeoutMillis, long requestHeadTimeoutMillis,
+                    long requestBodyTimeoutMillis, long minRequestBodyRate, long sendTimeoutMillis,
+                    TransportObserver observer) {
         this.upstream = upstream;
         this.upstreamLabel = upstreamLabel;
         this.upstreamHostHeader = upstreamHostHeader;
@@ -42,6 +52,10 @@ final class HttpProxyConfig {
         this.responseTimeoutMillis = responseTimeoutMillis;
         this.responseBodyTimeoutMillis = responseBodyTimeoutMillis;
         this.idleTimeoutMillis = idleTimeoutMillis;
+        this.requestHeadTimeoutMillis = requestHeadTimeoutMillis;
+        this.requestBodyTimeoutMillis = requestBodyTimeoutMillis;
+        this.minRequestBodyRate = minRequestBodyRate;
+        this.sendTimeoutMillis = sendTimeoutMillis;
         this.observer = observer;
     }
 }

@@ -140,7 +140,7 @@ final class SseResponseBody implements ResponseBody {
             if (start >= 0) {
                 ByteBuf rest = bytes.slice(start, bytes.writerIndex() - start);
                 relay.passed(rest);
-                watcher = newDecoder();
+                watcher = newDecoder().watchingRelayedBytes();
                 watch(rest);
             }
         } else {
