@@ -89,7 +89,9 @@ class AdversarialIT {
                 "--control", "127.0.0.1:0",
                 "--max-connections", "300",
                 "--max-buffered", "64MiB",
-                "--idle-timeout", "5s")
+                "--request-head-timeout", HEAD_TIMEOUT.toSeconds() + "s",
+                "--request-body-timeout", BODY_TIMEOUT.toSeconds() + "s",
+                "--max-sessions", "1000")
                 .redirectOutput(tempDir.resolve("proxy.stdout").toFile())
                 .redirectError(stderr.toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
@@ -182,6 +184,7 @@ class AdversarialIT {
     @Test
     @Order(2)
     void stalledBodiesAreAnswered408AfterTheBodyDeadline() throws Exception {
+        long rssBefore = rss();
         List<Socket> sockets = open(100);
         long start = System.nanoTime();
         for (Socket socket : sockets) {
@@ -191,7 +194,11 @@ class AdversarialIT {
             out.write(new byte[125]);
             out.flush();
         }
+        TimeUnit.MILLISECONDS.sleep(500); // for the proxy to read them all before RSS is read
+        long rssHeld = rss();
         sampleRss();
+        System.out.printf("AdversarialIT: RSS %d KiB more with 100 stalled bodies held: about %d KiB each%n",
+                (rssHeld - rssBefore) >> 10, (rssHeld - rssBefore) / 100 >> 10);
         assertEachClosedBy(sockets, start, BODY_TIMEOUT.plus(SLACK), "408");
     }
 
@@ -283,6 +290,79 @@ class AdversarialIT {
         // The monitor polls /health all along; give it a few seconds among the slow ones.
         TimeUnit.SECONDS.sleep(3); // the attack's length, not a wait for a result
         assertThat(client.polls.get()).isPositive();
+    }
+
+    /** The seven broken chunked bodies of #19: each is answered 400 and its connection closed. */
+    @Test
+    @Order(6)
+    void invalidChunkedBodiesAre400() throws Exception {
+        List<String> bodies = List.of("ZZ\r\nhello\r\n0\r\n\r\n", "FFFFFFFFFFFFFFFFFFFF\r\nhello\r\n0\r\n\r\n",
+                "-5\r\nhello\r\n0\r\n\r\n", "3\r\nhello\r\n0\r\n\r\n", "5\r\nhello\r\nXYZ\r\n0\r\n\r\n",
+                "5\r\nhello0\r\n\r\n", "5;\u0001junk\r\nhello\r\n0\r\n\r\n");
+        List<Socket> sockets = open(bodies.size());
+        long start = System.nanoTime();
+        for (int i = 0; i < bodies.size(); i++) {
+            OutputStream out = sockets.get(i).getOutputStream();
+            out.write(("POST /mcp HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                    + "Accept: application/json, text/event-stream\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n" + bodies.get(i)).getBytes(ISO_8859_1));
+            out.flush();
+        }
+        assertEachClosedBy(sockets, start, SLACK.plus(BODY_TIMEOUT), "400");
+    }
+
+    /** 17 MiB sent before anything is read: the client reads the 413, not a reset. */
+    @Test
+    @Order(7)
+    void aBodyOverTheLimitSentBeforeReadingGets413() throws Exception {
+        Socket socket = open(1).get(0);
+        long start = System.nanoTime();
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /mcp HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: "
+                + (17 << 20) + "\r\n\r\n").getBytes(ISO_8859_1));
+        byte[] piece = new byte[64 * 1024];
+        for (int i = 0; i < (17 << 20) / piece.length; i++) {
+            out.write(piece);
+        }
+        out.flush();
+        assertEachClosedBy(List.of(socket), start, BODY_TIMEOUT.plus(SLACK), "413");
+    }
+
+    /** 200 requests pipelined on one connection: 200 answers, none lost. */
+    @Test
+    @Order(8)
+    void pipelinedRequestsBeyondNettysDepthAreAllAnswered() throws Exception {
+        int count = 200;
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+        String request = "POST /mcp HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                + "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        try (Socket socket = new Socket("127.0.0.1", endpoint.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(request.repeat(count).getBytes(ISO_8859_1));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            for (int i = 0; i < count; i++) {
+                assertThat(readResponse(in)).as("answer %d", i).startsWith("HTTP/1.1 ");
+            }
+        }
+    }
+
+    /** HTTP/1.0 with Connection: keep-alive: the second request on the connection is answered too. */
+    @Test
+    @Order(9)
+    void http10KeepAliveServesTheNextRequest() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+        String request = "POST /mcp HTTP/1.0\r\nHost: test\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n"
+                + "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        try (Socket socket = new Socket("127.0.0.1", endpoint.getPort())) {
+            socket.setSoTimeout(10_000);
+            InputStream in = socket.getInputStream();
+            for (int i = 0; i < 2; i++) {
+                socket.getOutputStream().write(request.getBytes(ISO_8859_1));
+                socket.getOutputStream().flush();
+                assertThat(readResponse(in)).as("answer %d", i).startsWith("HTTP/1.").containsIgnoringCase("keep-alive");
+            }
+        }
     }
 
     // ================================================================ the well-behaved
