@@ -226,9 +226,10 @@ final class FrontendHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (inactive) {
+        if (inactive || !ctx.channel().isActive()) {
             // Decoded from the read that closed the connection (a request answered with a close,
-            // and one pipelined behind it): nothing of it is served or held (fuzzing finding F6).
+            // and one pipelined behind it), before or after channelInactive has run: nothing of
+            // it is served or held (fuzzing finding F6).
             ReferenceCountUtil.release(msg);
             return;
         }
