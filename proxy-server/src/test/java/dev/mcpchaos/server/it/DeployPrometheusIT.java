@@ -72,7 +72,7 @@ class DeployPrometheusIT {
     }
 
     @Test
-    void promtoolAcceptsTheAlertRulesAndTheirUnitTestsPass() throws Exception {
+    void promtoolAcceptsTheAlertRulesTheirUnitTestsAndTheComposeScrapeConfig() throws Exception {
         Path promtool = DeployTools.requireTool("promtool", "Debian's prometheus package; see .ci/run");
         Path dir = DeployTools.deploy("prometheus");
         DeployTools.Result check = DeployTools.run(dir, List.of(promtool.toString(), "check", "rules", "alerts.yml"));
@@ -81,6 +81,14 @@ class DeployPrometheusIT {
         DeployTools.Result test = DeployTools.run(dir, List.of(promtool.toString(), "test", "rules", "alerts-test.yml"));
         assertThat(test.exitCode()).as("promtool test rules: %s", test).isZero();
         assertThat(test.stdout()).contains("SUCCESS");
+
+        // deploy/compose's scrape config, with the alert rules mounted beside it as compose mounts them.
+        Files.copy(DeployTools.deploy("compose/prometheus.yml"), tempDir.resolve("prometheus.yml"));
+        Files.copy(dir.resolve("alerts.yml"), tempDir.resolve("alerts.yml"));
+        DeployTools.Result compose = DeployTools.run(tempDir, List.of(promtool.toString(), "check", "config",
+                tempDir.resolve("prometheus.yml").toString()));
+        assertThat(compose.exitCode()).as("promtool check config of deploy/compose: %s", compose).isZero();
+        assertThat(compose.stdout()).contains("SUCCESS: 5 rules found");
     }
 
     @Test
