@@ -111,6 +111,7 @@ public final class ControlServer implements AutoCloseable {
     private final RuleEngine engine;
     private final TransportKind transport;
     private final EventRing events;
+    private final String seedSource;
     private final byte[] token;
 
     private ControlServer(Builder b) throws IOException {
@@ -118,6 +119,7 @@ public final class ControlServer implements AutoCloseable {
         this.engine = b.engine;
         this.transport = b.transport;
         this.events = b.events;
+        this.seedSource = b.seedSource;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
         HttpEndpoint.TimeoutCounters timeouts = new HttpEndpoint.TimeoutCounters(timeoutCounter("head"),
                 timeoutCounter("body"), timeoutCounter("send"));
@@ -376,6 +378,7 @@ public final class ControlServer implements AutoCloseable {
         ObjectNode status = JSON.createObjectNode();
         status.put("transport", transport.name().toLowerCase(Locale.ROOT));
         status.put("seed", engine.seed());
+        status.put("seed_source", seedSource);
         status.put("uptime_seconds", engine.uptime().toMillis() / 1000.0);
         status.put("faults_enabled", engine.faultsEnabled());
         Gauge sessions = registry.find(ProxyMetrics.SESSIONS_ACTIVE).gauge();
@@ -493,6 +496,7 @@ public final class ControlServer implements AutoCloseable {
         private final RuleEngine engine;
         private final TransportKind transport;
         private EventRing events;
+        private String seedSource = "given";
         private String token;
         private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
         private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
@@ -509,6 +513,15 @@ public final class ControlServer implements AutoCloseable {
         /** The recent events {@code GET /events} serves; without, it answers 404. */
         public Builder events(EventRing events) {
             this.events = events;
+            return this;
+        }
+
+        /**
+         * Where the run's seed came from, shown as {@code seed_source} on {@code /status}:
+         * {@code given}, {@code env:VAR}, {@code file} or {@code generated}; default {@code given}.
+         */
+        public Builder seedSource(String source) {
+            this.seedSource = Objects.requireNonNull(source, "source");
             return this;
         }
 
