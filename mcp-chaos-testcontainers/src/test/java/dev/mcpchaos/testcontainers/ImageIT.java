@@ -107,6 +107,7 @@ class ImageIT {
                 .withEnv("MCP_CHAOS_UPSTREAM", "http://127.0.0.1:1/mcp")
                 .withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:1")
                 .withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:1")
+                .withEnv("MCP_CHAOS_METRICS_LISTEN", "off") // not the host's 9464, with host networking
                 .withCommand("http", "--upstream", server.endpoint().toString(),
                         "--listen", "127.0.0.1:" + listen, "--control", "127.0.0.1:" + control)
                 .waitingFor(Wait.forLogMessage(".*HttpCommand: clients: .*\\n", 1)
