@@ -66,7 +66,8 @@ import java.util.Objects;
  * dropped, never held.
  * Bodies are UTF-8: one that is not is refused (400).
  *
- * <p>Served by Netty on an event loop of its own, apart from the proxy's, so that no client
+ * <p>Served by {@link HttpEndpoint} (shared with the {@link OperationsServer operations listener})
+ * with Netty on an event loop of its own, apart from the proxy's, so that no client
  * (with a token or without) can hold it for the others: every connection is read as its bytes
  * come, and each phase of a request has a deadline. Limits, with their defaults:
  * <ul>
