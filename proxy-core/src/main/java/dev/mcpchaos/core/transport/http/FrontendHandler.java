@@ -803,8 +803,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
 
     /** Closes the upstream connection (its state is unknown after a timeout or an injected answer). */
     void closeUpstream() {
-        if (upstream != null) {
-            upstream.close();
+        if (upstream != null && !(upstreamReady.isDone() && !upstreamReady.isSuccess())) {
+            upstream.close(); // one that failed to connect is closed already, and may have no event loop to close on
         }
         upstreamReady = null;
         upstream = null;
@@ -886,29 +886,44 @@ final class FrontendHandler extends ChannelDuplexHandler {
             deadlineTimer = null;
         }
         awaitingResponse = null;
-        // The upstream first: whatever else fails here, a client that left must not leave its
-        // upstream stream open.
-        if (upstream != null) {
-            if (current == null && !upstreamBusy && upstreamReady.isDone() && upstreamReady.isSuccess()
-                    && upstream.isActive()) {
-                upstream.pipeline().get(BackendHandler.class).frontend = null;
-                proxy.upstreamPool().release(upstream);
-            } else {
-                upstream.close();
-            }
-            upstream = null;
-            upstreamReady = null;
-        }
+        // The upstream first: a client that left must not leave its upstream stream open. Then,
+        // whatever that did, the exchange and what waits let go of their buffers (fuzzing
+        // finding F7: closing an upstream channel whose registration had failed threw, and the
+        // body of the exchange in progress was never released).
         try {
-            if (current != null) {
-                current.abort();
-                current = null;
-            }
+            releaseUpstream();
         } finally {
-            for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
-                ReferenceCountUtil.release(msg);
+            try {
+                if (current != null) {
+                    current.abort();
+                    current = null;
+                }
+            } finally {
+                for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
+                    ReferenceCountUtil.release(msg);
+                }
+                super.channelInactive(ctx);
             }
-            super.channelInactive(ctx);
+        }
+    }
+
+    /** The client left: its upstream connection goes back to the pool when it is idle and sound, else is closed. */
+    private void releaseUpstream() {
+        Channel channel = upstream;
+        ChannelFuture ready = upstreamReady;
+        upstream = null;
+        upstreamReady = null;
+        if (channel == null) {
+            return;
+        }
+        if (ready.isDone() && !ready.isSuccess()) {
+            return; // a connection that failed is closed already (and may never have been registered)
+        }
+        if (current == null && !upstreamBusy && ready.isDone() && channel.isActive()) {
+            channel.pipeline().get(BackendHandler.class).frontend = null;
+            proxy.upstreamPool().release(channel);
+        } else {
+            channel.close();
         }
     }
 
