@@ -85,6 +85,17 @@ class EnvironmentDefaultsTest {
         assertThat(err.toString()).contains("--upstream: 'ftp://example/'")
                 .contains("came from the environment variable MCP_CHAOS_UPSTREAM");
 
+        StringWriter drain = new StringWriter();
+        assertThat(run(Map.of("MCP_CHAOS_DRAIN_TIMEOUT", "soon"), drain, "http", "--listen", "127.0.0.1:0",
+                "--upstream", "http://127.0.0.1:1/mcp", "--control", "off")).isEqualTo(2);
+        assertThat(drain.toString()).contains("--drain-timeout: 'soon' (expected: a duration such as 20s or 1m, or 0s)")
+                .contains("came from the environment variable MCP_CHAOS_DRAIN_TIMEOUT");
+        StringWriter ops = new StringWriter();
+        assertThat(run(Map.of("MCP_CHAOS_METRICS_LISTEN", "9464"), ops, "http", "--listen", "127.0.0.1:0",
+                "--upstream", "http://127.0.0.1:1/mcp", "--control", "off")).isEqualTo(2);
+        assertThat(ops.toString()).contains("--metrics-listen: '9464' (expected: HOST:PORT")
+                .contains("came from the environment variable MCP_CHAOS_METRICS_LISTEN");
+
         StringWriter given = new StringWriter();
         run(Map.of(), given, "http", "--listen", "127.0.0.1:0", "--upstream", "ftp://example/");
         assertThat(given.toString()).contains("--upstream: 'ftp://example/'").doesNotContain("MCP_CHAOS_UPSTREAM");
