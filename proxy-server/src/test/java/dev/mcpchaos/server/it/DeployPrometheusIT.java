@@ -116,8 +116,8 @@ class DeployPrometheusIT {
         Path proxyLog = tempDir.resolve("proxy.stderr");
         Process proxy = start(proxyLog, "http", "--listen", "127.0.0.1:0", "--upstream", upstream,
                 "--rules", rules.toString(), "--seed", "7", "--quiet",
-                // Until the operations listener (--metrics-listen) is on main, /metrics of the control API.
-                "--control", "127.0.0.1:" + metricsPort,
+                // The operations listener, as the sidecar's; the control API on a port of its own.
+                "--metrics-listen", "127.0.0.1:" + metricsPort, "--control", "127.0.0.1:0",
                 "--max-request-body", "64KiB", "--max-sessions", "2", "--request-head-timeout", "500ms");
         URI endpoint = URI.create("http://127.0.0.1:" + awaitMatch(proxy, proxyLog, LISTENING) + "/mcp");
 
