@@ -255,8 +255,9 @@ class KubernetesPodIT {
 
     private void exec(String container, String... rulesCommand) throws Exception {
         int controlPort = ports.get(9090);
-        List<String> command = new ArrayList<>(List.of("exec", container, "java", "-cp", "/opt/mcp-chaos/mcp-chaos.jar",
-                "dev.mcpchaos.server.cli.Main"));
+        // The README's command (kubectl exec POD -c mcp-chaos -- java -jar ... rules off); --control
+        // only because the control port is remapped here.
+        List<String> command = new ArrayList<>(List.of("exec", container, "java", "-jar", "/opt/mcp-chaos/mcp-chaos.jar"));
         command.addAll(List.of(rulesCommand));
         command.addAll(List.of("--control", "http://127.0.0.1:" + controlPort));
         docker(command.toArray(String[]::new));
