@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.rules.RuleFileException;
 
 import java.io.IOException;
@@ -168,7 +169,13 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
             throw e;
         }
         RuleEngine engine = interceptors.engine();
+        Journal journal = interceptors.journal();
         return new RunningHttp() {
+            @Override
+            public Journal journal() {
+                return journal != null ? journal : RunningHttp.super.journal();
+            }
+
             @Override
             public InetSocketAddress address() {
                 return proxy.address();
@@ -217,6 +224,16 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         /** Where the control endpoint listens, or null when there is none. */
         default InetSocketAddress controlAddress() {
             return null;
+        }
+
+        /**
+         * What passed through, message by message, and {@code verify()} on it (see
+         * {@code docs/journal.md}).
+         *
+         * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
+         */
+        default Journal journal() {
+            throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
         }
 
         /** Stops listening and closes every connection, then stops the control endpoint. */

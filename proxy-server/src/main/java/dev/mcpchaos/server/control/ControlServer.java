@@ -14,6 +14,8 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.RuleStats;
 import dev.mcpchaos.server.events.EventRing;
+import dev.mcpchaos.rules.journal.JournalJson;
+import dev.mcpchaos.rules.journal.JournalRing;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -86,6 +88,7 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code GET|PATCH|DELETE /rules/{name}}</td><td>one rule; PATCH merges the body into it (RFC 7386)</td></tr>
  *   <tr><td>{@code POST /faults/disable}, {@code /faults/enable}</td><td>the panic switch</td></tr>
  *   <tr><td>{@code GET /events?since=N&limit=M}</td><td>recent events after sequence number N</td></tr>
+ *   <tr><td>{@code GET /journal?since=N}, {@code DELETE /journal}</td><td>the journal's entries after N; clear it</td></tr>
  * </table>
  *
  * <p>A change applies atomically to the next message; a change that is not valid is answered
@@ -147,6 +150,7 @@ public final class ControlServer implements AutoCloseable {
     private final RuleEngine engine;
     private final TransportKind transport;
     private final EventRing events;
+    private final JournalRing journal;
     private final byte[] token;
     private final long headTimeoutNanos;
     private final long bodyTimeoutNanos;
@@ -160,6 +164,7 @@ public final class ControlServer implements AutoCloseable {
         this.engine = b.engine;
         this.transport = b.transport;
         this.events = b.events;
+        this.journal = b.journal;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
         this.headTimeoutNanos = b.headTimeout.toNanos();
         this.bodyTimeoutNanos = b.bodyTimeout.toNanos();
@@ -378,6 +383,8 @@ public final class ControlServer implements AutoCloseable {
             case "/events":
                 requireMethod(method, path, "GET");
                 return events(request);
+            case "/journal":
+                return journal(request);
             case "/faults/disable":
             case "/faults/enable":
                 requireMethod(method, path, "POST");
@@ -391,7 +398,7 @@ public final class ControlServer implements AutoCloseable {
                     return rule(request, path.substring("/rules/".length()));
                 }
                 throw new Refusal(404, "not found: " + path + " (expected: /health, /status, /metrics, /rules, "
-                        + "/rules/{name}, /faults/disable, /faults/enable or /events)");
+                        + "/rules/{name}, /faults/disable, /faults/enable, /events or /journal)");
         }
     }
 
@@ -482,6 +489,22 @@ public final class ControlServer implements AutoCloseable {
         }
         body.append("]}");
         return new Reply(200, JSON_TYPE, body.toString());
+    }
+
+    private Reply journal(Request request) {
+        if (journal == null) {
+            throw new Refusal(404, "/journal: this proxy keeps no journal (it was turned off)");
+        }
+        switch (request.method) {
+            case "GET":
+                return new Reply(200, JSON_TYPE, JournalJson.write(journal.since(queryNumber(request.uri, "since", 0))));
+            case "DELETE":
+                journal.clear();
+                return new Reply(204, JSON_TYPE, "");
+            default:
+                throw new Refusal(405, request.method + " /journal: not allowed (expected: GET or DELETE)",
+                        "GET, DELETE");
+        }
     }
 
     private static long queryNumber(QueryStringDecoder uri, String name, long fallback) {
@@ -846,6 +869,7 @@ public final class ControlServer implements AutoCloseable {
         private final RuleEngine engine;
         private final TransportKind transport;
         private EventRing events;
+        private JournalRing journal;
         private String token;
         private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
         private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
@@ -857,6 +881,12 @@ public final class ControlServer implements AutoCloseable {
             this.registry = Objects.requireNonNull(registry, "registry");
             this.engine = Objects.requireNonNull(engine, "engine");
             this.transport = Objects.requireNonNull(transport, "transport");
+        }
+
+        /** The journal {@code GET|DELETE /journal} serves; without (null), it answers 404. */
+        public Builder journal(JournalRing journal) {
+            this.journal = journal;
+            return this;
         }
 
         /** The recent events {@code GET /events} serves; without, it answers 404. */
@@ -910,7 +940,7 @@ public final class ControlServer implements AutoCloseable {
             requireTokenBeyondLoopback(address, token);
             ControlServer control = new ControlServer(this);
             InetSocketAddress bound = control.address();
-            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /metrics){}",
+            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /journal, /metrics){}",
                     bound.getHostString(), bound.getPort(), token != null ? "; bearer token required" : "");
             return control;
         }
