@@ -36,7 +36,7 @@ public record JournalSnapshot(List<JournalEntry> entries, int capacity, long evi
     /** One line about what this snapshot holds, for failure messages. */
     String summary() {
         String held = entries.isEmpty() ? "no entries"
-                : entries.size() + " entries (#" + entries.get(0).sequence() + ".."
+                : entries.size() + " entries (#" + entries.get(0).sequence() + "..#"
                         + entries.get(entries.size() - 1).sequence() + ")";
         String lost = evicted == 0 ? "none dropped for capacity"
                 : evicted + " older entries dropped for capacity " + capacity + ": counts may be short";
