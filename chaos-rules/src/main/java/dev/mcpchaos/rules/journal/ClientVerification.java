@@ -126,8 +126,10 @@ public final class ClientVerification extends SenderVerification {
 
     /**
      * That after every answer with status 429 or 503 and a {@code Retry-After} (seconds or an
-     * HTTP date), the client's next request came no sooner than it said. A client that sent
-     * nothing afterwards waited. Fails when no such answer is in the journal: there was nothing
+     * HTTP date) to a request, the client's next request of the same method and tool (its retry)
+     * came no sooner than it said. Other requests are not counted: a client may have sent them
+     * before the answer reached it (the MCP Java SDK lists the tools beside a call). A client
+     * that did not retry waited. Fails when no such answer is in the journal: there was nothing
      * to honor.
      */
     public void honoredRetryAfter() {
@@ -143,7 +145,8 @@ public final class ClientVerification extends SenderVerification {
         for (JournalEntry t : told) {
             JournalEntry next = null;
             for (JournalEntry e : sentAfter(t.sequence())) {
-                if (e.kind() == MessageKind.REQUEST) {
+                if (e.kind() == MessageKind.REQUEST && Objects.equals(e.method(), t.method())
+                        && Objects.equals(e.tool(), t.tool())) {
                     next = e;
                     break;
                 }

@@ -192,6 +192,8 @@ class JournalVerificationTest {
         long refused = journal.at(1000).toolCall("s1", 1, "search", "{}");
         journal.fault(refused, "busy", "http_status", "answered HTTP 503").http(refused, 503,
                 Map.of("Retry-After", "2"));
+        // Another request the client had in flight is not a retry: it does not count.
+        journal.at(1010).passed(journal.request("s1", 9, "tools/list", null, "{}"));
         journal.at(3000).passed(journal.toolCall("s1", 2, "search", "{}"));
 
         verify().client().honoredRetryAfter();
