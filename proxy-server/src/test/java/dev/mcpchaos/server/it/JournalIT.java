@@ -312,4 +312,50 @@ class JournalIT {
             }
         }
     }
+
+    @Test
+    void stdioAClientThatCancelsWhatItGaveUpOnPassesCancelled() throws Exception {
+        String rules = """
+                rules:
+                  - name: slow-echo
+                    match: {kind: response, method: tools/call, tool: echo}
+                    fault: {type: latency, latency: 2s}
+                """;
+        List<com.fasterxml.jackson.databind.JsonNode> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RawJsonRpc.Listener listener = new RawJsonRpc.Listener() {
+            @Override
+            public void answer(com.fasterxml.jackson.databind.JsonNode message) {
+                answers.add(message);
+            }
+
+            @Override
+            public void ended(long id, boolean answered, String problem) {
+            }
+        };
+        try (RawJsonRpc.Stdio client = new RawJsonRpc.Stdio(TestPeers.serverEverythingStdioCommand(),
+                RuleSet.parse(rules, "journal-it.yaml"), SEED, event -> { }, listener)) {
+            client.initialize();
+            client.send(7, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                    + "\"arguments\":{\"message\":\"never mind\"}}}");
+            Journal journal = client.journal();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+                    !journal.filter(e -> e.hadFault("slow-echo")).isEmpty()); // the server answered; it is held
+            client.send(-1, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                    + "{\"requestId\":7,\"reason\":\"gave up\"}}");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> answers.size() == 1);
+
+            List<JournalEntry> cancels = journal.verify().client().cancelled(toolCall("echo"));
+            assertThat(cancels).singleElement().satisfies(c -> {
+                assertThat(c.requestId()).isEqualTo(7L);
+                assertThat(c.session()).isEqualTo("stdio");
+                assertThat(c.delivered()).isTrue();
+            });
+            journal.verify().client().sent(toolCall("echo")).once();
+            journal.verify().server().sent(toolCall("echo")).once(); // the held answer, delivered in the end
+            assertThat(journal.filter(e -> e.hadFault("slow-echo"))).singleElement()
+                    .satisfies(e -> assertThat(e.delivered()).isTrue());
+            assertThatThrownBy(() -> journal.verify().client().cancelled(toolCall("add")))
+                    .hasMessageContaining("but it sent no tools/call of add.");
+        }
+    }
 }
