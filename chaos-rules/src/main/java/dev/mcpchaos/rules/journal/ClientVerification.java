@@ -254,14 +254,22 @@ public final class ClientVerification extends SenderVerification {
             return null;
         }
         List<JournalEntry> all = snapshot.entries();
+        JournalEntry elsewhere = null;
         for (int i = all.size() - 1; i >= 0; i--) {
             JournalEntry e = all.get(i);
             if (e.sequence() < lost.sequence() && e.direction() == lost.direction().reverse()
-                    && e.kind() == MessageKind.REQUEST && e.session().equals(lost.session()) && sameId(e.id(), lost.id())) {
-                return e;
+                    && e.kind() == MessageKind.REQUEST && sameId(e.id(), lost.id())
+                    && Objects.equals(e.method(), lost.method())) {
+                if (e.session().equals(lost.session())) {
+                    return e;
+                }
+                if (elsewhere == null) {
+                    // An HTTP initialize travels under a provisional session name; its answer under the real one.
+                    elsewhere = e;
+                }
             }
         }
-        return null;
+        return elsewhere;
     }
 
     private List<JournalEntry> sentAfter(long sequence) {

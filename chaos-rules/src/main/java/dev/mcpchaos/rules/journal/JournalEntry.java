@@ -22,8 +22,9 @@ import java.util.Objects;
  * @param sequence the journal's number for this message, from 1, in arrival order
  * @param elapsed when it arrived, counted from the proxy's start
  * @param wallTime when it arrived, on the wall clock
- * @param session the session's id ({@code stdio}, the HTTP {@code Mcp-Session-Id}, or {@code -}
- *                for an HTTP request before the session exists)
+ * @param session the session's id when the message arrived: {@code stdio}, the HTTP
+ *                {@code Mcp-Session-Id}, or a provisional {@code http-N} before the server named
+ *                the session (an {@code initialize})
  * @param transport {@code stdio} or {@code http}
  * @param direction which way it travelled
  * @param kind what it was: request, response, notification, error (or batch, other, malformed)

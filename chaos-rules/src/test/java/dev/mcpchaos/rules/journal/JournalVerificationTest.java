@@ -106,6 +106,18 @@ class JournalVerificationTest {
     }
 
     @Test
+    void aLostInitializeAnswerFindsItsRequestUnderTheProvisionalSessionName() {
+        journal.passed(journal.request("http-1", 0, "initialize", null, "{\"protocolVersion\":\"2025-06-18\"}"));
+        journal.fault(journal.response("abc", 0, "initialize", null), "lose-init", "drop", "dropped");
+        journal.passed(journal.request("http-2", 0, "initialize", null, "{\"protocolVersion\":\"2025-06-18\"}"));
+
+        ClientVerification.Retry retry = verify().client().retriedAfter(dropped(Messages.response("initialize")))
+                .withSameArguments();
+        assertThat(retry.original().session()).isEqualTo("http-1");
+        assertThat(retry.retry().session()).isEqualTo("http-2");
+    }
+
+    @Test
     void noRetryFailsWithTheLostMessageAndWhatCameAfter() {
         journal.passed(journal.toolCall("s1", 1, "write", "{}"));
         journal.fault(journal.response("s1", 1, "tools/call", "write"), "lose-answer", "drop", "dropped");
