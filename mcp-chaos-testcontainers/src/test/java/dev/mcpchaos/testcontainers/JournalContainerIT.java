@@ -38,7 +38,7 @@ class JournalContainerIT {
               - name: busy
                 match: {kind: request, method: tools/call, tool: get-sum}
                 times: 1
-                fault: {type: http_status, status: 503, headers: {Retry-After: "2"}}
+                fault: {type: http_status, status: 503, headers: {Retry-After: "30"}}
             """;
 
     @TempDir
@@ -95,11 +95,11 @@ class JournalContainerIT {
             journal.verify().client().retriedAfter(dropped(toolCall("echo"))).withSameArguments();
             JournalEntry refused = journal.filter(toolCall("get-sum")).get(0);
             assertThat(refused.httpStatus()).isEqualTo(503);
-            assertThat(refused.httpHeader("Retry-After")).isEqualTo("2");
+            assertThat(refused.httpHeader("Retry-After")).isEqualTo("30");
             assertThat(refused.delivered()).isFalse();
             assertThatThrownBy(() -> journal.verify().client().honoredRetryAfter())
                     .isInstanceOf(AssertionError.class)
-                    .hasMessageContaining("(HTTP 503, Retry-After: 2; expected: >= 2.000s)")
+                    .hasMessageContaining("(HTTP 503, Retry-After: 30; expected: >= 30.000s)")
                     .hasMessageContaining("http_status(rule 'busy'): answered HTTP 503; not delivered");
             assertThatThrownBy(() -> journal.verify().client().sent(toolCall("echo")).once())
                     .hasMessageContaining("but the client sent it 2 times.")

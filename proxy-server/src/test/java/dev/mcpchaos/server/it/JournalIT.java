@@ -168,7 +168,7 @@ class JournalIT {
                   - name: busy
                     match: {kind: request, method: tools/call, tool: echo}
                     times: 1
-                    fault: {type: http_status, status: 503, headers: {Retry-After: "1"}}
+                    fault: {type: http_status, status: 503, headers: {Retry-After: "30"}}
                 """;
         try (RunningHttp proxy = httpProxy(rules); McpSyncClient client = httpClient(proxy, HttpPeers.TIMEOUT)) {
             assertThat(catchThrowable(() -> echo(client, "now"))).as("answered 503").isNotNull();
@@ -177,14 +177,14 @@ class JournalIT {
             Journal journal = proxy.journal();
             JournalEntry refused = clientToolCalls(journal, "echo").get(0);
             assertThat(refused.httpStatus()).isEqualTo(503);
-            assertThat(refused.httpHeader("Retry-After")).isEqualTo("1");
+            assertThat(refused.httpHeader("Retry-After")).isEqualTo("30");
             assertThat(refused.delivered()).isFalse();
             assertThat(refused.faults()).extracting(JournalEntry.FaultAction::fault).containsExactly("http_status");
             journal.verify().client().sent(toolCall("echo")).times(2);
             assertThatThrownBy(() -> journal.verify().client().honoredRetryAfter())
                     .hasMessageContaining("Expected the client to wait as Retry-After asked after each of 1 answers")
-                    .hasMessageContaining("(HTTP 503, Retry-After: 1; expected: >= 1.000s)")
-                    .hasMessageContaining("HTTP 503 Retry-After: 1 http_status(rule 'busy'): answered HTTP 503;");
+                    .hasMessageContaining("(HTTP 503, Retry-After: 30; expected: >= 30.000s)")
+                    .hasMessageContaining("HTTP 503 Retry-After: 30 http_status(rule 'busy'): answered HTTP 503;");
         }
     }
 
