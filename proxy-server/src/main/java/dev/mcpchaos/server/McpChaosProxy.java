@@ -77,6 +77,11 @@ public final class McpChaosProxy {
             throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
         }
 
+        /** Where the operations listener listens, or null when there is none. */
+        default InetSocketAddress operationsAddress() {
+            return null;
+        }
+
         /** Shuts down and waits for the server to exit; then stops the control endpoint. */
         @Override
         void close();
@@ -168,6 +173,7 @@ public final class McpChaosProxy {
             }
             RuleEngine engine = interceptors.engine();
             Journal journal = interceptors.journal();
+            interceptors.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
             return new Running() {
                 @Override
                 public Journal journal() {
@@ -192,6 +198,11 @@ public final class McpChaosProxy {
                 @Override
                 public InetSocketAddress controlAddress() {
                     return interceptors.controlAddress();
+                }
+
+                @Override
+                public InetSocketAddress operationsAddress() {
+                    return interceptors.operationsAddress();
                 }
 
                 @Override
