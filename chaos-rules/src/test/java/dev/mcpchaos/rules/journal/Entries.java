@@ -5,7 +5,6 @@ import dev.mcpchaos.core.frame.MessageKind;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -81,9 +80,5 @@ final class Entries {
     long passed(long seq) {
         delivered(seq);
         return seq;
-    }
-
-    static List<JournalEntry> copy(List<JournalEntry> entries) {
-        return new ArrayList<>(entries);
     }
 }
