@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.rules.RuleFileException;
 
 import java.io.IOException;
@@ -181,11 +182,17 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
             throw e;
         }
         RuleEngine engine = interceptors.engine();
+        Journal journal = interceptors.journal();
         HttpDrain drain = new HttpDrain(proxy, interceptors.registry(), interceptors.events());
         UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
         interceptors.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
                 : upstreamCheck != null ? upstreamCheck.problem() : null);
         return new RunningHttp() {
+            @Override
+            public Journal journal() {
+                return journal != null ? journal : RunningHttp.super.journal();
+            }
+
             @Override
             public InetSocketAddress address() {
                 return proxy.address();
@@ -252,6 +259,16 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         /** Where the control endpoint listens, or null when there is none. */
         default InetSocketAddress controlAddress() {
             return null;
+        }
+
+        /**
+         * What passed through, message by message, and {@code verify()} on it (see
+         * {@code docs/journal.md}).
+         *
+         * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
+         */
+        default Journal journal() {
+            throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
         }
 
         /** Where the operations listener listens, or null when there is none. */

@@ -4,6 +4,7 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.rules.RuleFileException;
 
 import java.io.IOException;
@@ -64,6 +65,16 @@ public final class McpChaosProxy {
         /** Where the control endpoint listens, or null when there is none. */
         default InetSocketAddress controlAddress() {
             return null;
+        }
+
+        /**
+         * What passed through, message by message, and {@code verify()} on it (see
+         * {@code docs/journal.md}).
+         *
+         * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
+         */
+        default Journal journal() {
+            throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
         }
 
         /** Where the operations listener listens, or null when there is none. */
@@ -161,8 +172,14 @@ public final class McpChaosProxy {
                 throw e;
             }
             RuleEngine engine = interceptors.engine();
+            Journal journal = interceptors.journal();
             interceptors.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
             return new Running() {
+                @Override
+                public Journal journal() {
+                    return journal != null ? journal : Running.super.journal();
+                }
+
                 @Override
                 public CompletableFuture<Integer> exitCode() {
                     return proxy.exitCode();
