@@ -12,6 +12,8 @@ import dev.mcpchaos.server.control.RuleFileWatcher;
 import dev.mcpchaos.server.events.EventLog;
 import dev.mcpchaos.server.events.EventRing;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
+import dev.mcpchaos.server.record.Recorder;
+import dev.mcpchaos.server.record.Recording;
 import dev.mcpchaos.server.traffic.TrafficLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -57,6 +59,13 @@ final class InterceptorSetup {
     private AutoCloseable ownedBinders;
     private ControlServer controlServer;
     private RuleFileWatcher watcher;
+    private Recording recording;
+    private Recorder recorder;
+
+    /** Records the traffic into a cassette (see {@link Recorder}); before the rules unless it says after. */
+    void record(Recording recording) {
+        this.recording = Objects.requireNonNull(recording, "recording");
+    }
 
     void logTraffic(int maxChars) {
         this.trafficChars = maxChars;
@@ -163,6 +172,9 @@ final class InterceptorSetup {
         }
         faultListeners.forEach(chaos::listener);
         engine = chaos.build(); // logs the seed it uses
+        if (recording != null) {
+            recorder = new Recorder(recording, transport); // once the rules are known good: it starts a thread
+        }
         List<FrameInterceptor> all = new ArrayList<>();
         if (metrics != null) {
             all.add(metrics.interceptor());
@@ -173,8 +185,14 @@ final class InterceptorSetup {
         if (trafficChars >= 0) {
             all.add(new TrafficLog(trafficChars));
         }
+        if (recorder != null && !recording.isAfterFaults()) {
+            all.add(recorder); // what the peers sent
+        }
         all.add(engine);
         all.addAll(extra);
+        if (recorder != null && recording.isAfterFaults()) {
+            all.add(recorder); // what the peers got
+        }
         return all;
     }
 
@@ -221,6 +239,10 @@ final class InterceptorSetup {
 
     /** Stops the watcher and the control endpoint, closes the event log and the meter binders made here. */
     void close() {
+        if (recorder != null) {
+            recorder.close(); // writes what is queued
+            recorder = null;
+        }
         if (watcher != null) {
             watcher.close();
             watcher = null;

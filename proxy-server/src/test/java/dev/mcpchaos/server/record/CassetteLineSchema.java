@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** docs/cassette-line.schema.json, loaded from the repository, to check lines a test wrote. */
-final class CassetteLineSchema {
+public final class CassetteLineSchema {
 
     private static final Schema SCHEMA = load();
 
@@ -36,7 +36,7 @@ final class CassetteLineSchema {
     }
 
     /** What is wrong with {@code line}; empty when it is a valid cassette line. */
-    static List<String> errors(String line) {
+    public static List<String> errors(String line) {
         return SCHEMA.validate(line, InputFormat.JSON).stream().map(Error::toString).toList();
     }
 }
