@@ -121,8 +121,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         writer = new Thread(this::writeLoop, "mcp-chaos-recorder");
         writer.setDaemon(true);
         writer.start();
-        log.info("recording {} messages into {}{}", recording.isAfterFaults() ? "what the peers got (after faults)"
-                : "what the peers sent (before faults)", target, recording.directory() ? " (one file per session)" : "");
+        log.info("recording into {}{} what the peers {}", target, recording.directory() ? " (one file per session)" : "",
+                recording.isAfterFaults() ? "got (after faults)" : "sent (before faults)");
     }
 
     private Redactor newRedactor() {
