@@ -55,34 +55,50 @@ class RecordIT {
     Path tempDir;
 
     /** What the client did: initialize, tools/list, calls with a result, progress, an error result, an unknown tool. */
-    private static List<McpSchema.ProgressNotification> converse(McpSyncClient client, CountingTransport counted,
-                                                               List<McpSchema.ProgressNotification> progress) {
+    /** What the client got, as text: the server's info, the tool names, each call's result or error. */
+    private static List<String> converse(McpSyncClient client, CountingTransport counted,
+                                         List<McpSchema.ProgressNotification> progress) {
+        List<String> got = new ArrayList<>();
         McpSchema.InitializeResult init = client.initialize();
         assertThat(init.serverInfo().name()).isEqualTo("mcp-servers/everything");
-        assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name).contains("echo", "get-sum");
-        assertThat(HttpPeers.text(client.callTool(McpSchema.CallToolRequest.builder("echo")
-                .arguments(Map.of("message", "recorded \u00e9")).build()))).isEqualTo("Echo: recorded \u00e9");
-        assertThat(HttpPeers.text(client.callTool(McpSchema.CallToolRequest.builder("get-sum")
-                .arguments(Map.of("a", 2, "b", 40)).build()))).contains("42");
-        client.callTool(McpSchema.CallToolRequest.builder("trigger-long-running-operation")
-                .arguments(Map.of("duration", 0.3, "steps", 3)).progressToken("rec-progress").build());
+        got.add(init.serverInfo().toString() + " " + init.protocolVersion());
+        List<McpSchema.Tool> tools = client.listTools().tools();
+        assertThat(tools).extracting(McpSchema.Tool::name).contains("echo", "get-sum");
+        got.add(tools.stream().map(McpSchema.Tool::name).toList().toString());
+        McpSchema.CallToolResult echo = client.callTool(McpSchema.CallToolRequest.builder("echo")
+                .arguments(Map.of("message", "recorded \u00e9")).build());
+        assertThat(HttpPeers.text(echo)).isEqualTo("Echo: recorded \u00e9");
+        got.add(echo.toString());
+        McpSchema.CallToolResult sum = client.callTool(McpSchema.CallToolRequest.builder("get-sum")
+                .arguments(Map.of("a", 2, "b", 40)).build());
+        assertThat(HttpPeers.text(sum)).contains("42");
+        got.add(sum.toString());
+        got.add(client.callTool(McpSchema.CallToolRequest.builder("trigger-long-running-operation")
+                .arguments(Map.of("duration", 0.3, "steps", 3)).progressToken("rec-progress").build()).toString());
         boolean errorResult;
         try {
-            errorResult = client.callTool(McpSchema.CallToolRequest.builder("get-sum")
-                    .arguments(Map.of("a", "two", "b", 1)).build()).isError();
+            McpSchema.CallToolResult bad = client.callTool(McpSchema.CallToolRequest.builder("get-sum")
+                    .arguments(Map.of("a", "two", "b", 1)).build());
+            errorResult = bad.isError();
+            got.add(bad.toString());
         } catch (McpError e) {
             errorResult = true;
+            got.add("error " + e.getMessage());
         }
         assertThat(errorResult).as("get-sum with a string is an error").isTrue();
         boolean unknownRefused;
         try {
-            unknownRefused = client.callTool(McpSchema.CallToolRequest.builder("no-such-tool").build()).isError();
+            McpSchema.CallToolResult unknown = client.callTool(McpSchema.CallToolRequest.builder("no-such-tool").build());
+            unknownRefused = unknown.isError();
+            got.add(unknown.toString());
         } catch (McpError e) {
             unknownRefused = true;
+            got.add("error " + e.getMessage());
         }
         assertThat(unknownRefused).as("an unknown tool is refused").isTrue();
         await().atMost(TIMEOUT).until(() -> progress.size() == 3 && counted.nothingInFlight());
-        return progress;
+        got.add(progress.stream().map(p -> p.progressToken() + " " + p.progress() + "/" + p.total()).toList().toString());
+        return got;
     }
 
     private static String key(CassetteEntry entry) {
@@ -121,24 +137,36 @@ class RecordIT {
         }, c -> c != null && c.entries().size() >= expected);
     }
 
-    @Test
-    void stdioRecordingHoldsExactlyWhatTheClientSentAndReceived() throws IOException {
-        Path cassetteFile = tempDir.resolve("everything-stdio.ndjson");
-        List<String> command = Tee.mcpChaosStdio("--record", cassetteFile.toString())
-                .apply(TestPeers.serverEverythingStdioCommand());
+    /** An SDK client over stdio to {@code command}, counted. */
+    private static McpSyncClient stdioClient(List<String> command, CountingTransport[] counted,
+                                             List<McpSchema.ProgressNotification> progress) {
         StdioClientTransport stdio = new StdioClientTransport(ServerParameters.builder(command.get(0))
                 .args(command.subList(1, command.size())).build(), McpJsonDefaults.getMapper());
-        List<String> stderr = new CopyOnWriteArrayList<>();
-        stdio.setStdErrorHandler(stderr::add);
-        CountingTransport counted = new CountingTransport(stdio);
-        List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
-        McpSyncClient client = McpClient.sync(counted).requestTimeout(TIMEOUT).initializationTimeout(TIMEOUT)
+        stdio.setStdErrorHandler(line -> { });
+        counted[0] = new CountingTransport(stdio);
+        return McpClient.sync(counted[0]).requestTimeout(TIMEOUT).initializationTimeout(TIMEOUT)
                 .progressConsumer(progress::add).build();
+    }
+
+    /** Records server-everything over stdio through the command line's --record; the client's results. */
+    private static List<String> recordOverStdio(Path cassetteFile, CountingTransport[] counted) {
+        List<String> command = Tee.mcpChaosStdio("--record", cassetteFile.toString())
+                .apply(TestPeers.serverEverythingStdioCommand());
+        List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
+        McpSyncClient client = stdioClient(command, counted, progress);
         try {
-            converse(client, counted, progress);
+            return converse(client, counted[0], progress);
         } finally {
             client.closeGracefully();
         }
+    }
+
+    @Test
+    void stdioRecordingHoldsExactlyWhatTheClientSentAndReceived() throws IOException {
+        Path cassetteFile = tempDir.resolve("everything-stdio.ndjson");
+        CountingTransport[] holder = new CountingTransport[1];
+        recordOverStdio(cassetteFile, holder);
+        CountingTransport counted = holder[0];
         Cassette cassette = awaitCassette(cassetteFile, counted);
 
         assertThat(keys(cassette, Direction.CLIENT_TO_SERVER)).as("c2s").isEqualTo(keys(counted.sent));
@@ -303,6 +331,39 @@ class RecordIT {
                     .flatMap(e -> e.http().requestHeaders().stream())
                     .filter(h -> h.getKey().equalsIgnoreCase("authorization")).map(Map.Entry::getValue).distinct())
                     .containsExactly("Bearer " + tokenPlaceholder);
+        }
+    }
+
+    @Test
+    void aCassetteRecordedOverStdioReplaysTheSameResultsToTheSameClientCode() throws IOException {
+        Path cassetteFile = tempDir.resolve("replayed.ndjson");
+        CountingTransport[] recorded = new CountingTransport[1];
+        List<String> live = recordOverStdio(cassetteFile, recorded);
+        awaitCassette(cassetteFile, recorded[0]);
+
+        List<String> replayCommand = List.of(TestPeers.java().toString(), "-jar", TestPeers.mcpChaosJar().toString(),
+                "replay", cassetteFile.toString());
+        CountingTransport[] replayed = new CountingTransport[1];
+        List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
+        McpSyncClient client = stdioClient(replayCommand, replayed, progress);
+        try {
+            List<String> fromCassette = converse(client, replayed[0], progress);
+            assertThat(fromCassette).isEqualTo(live);
+            // The same messages came back, the SDK's own tools/list (after list_changed) included.
+            assertThat(replayed[0].received).hasSameSizeAs(recorded[0].received);
+
+            // A request that was not recorded: -32601 naming its method and the closest recorded one.
+            assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(McpError.class, () -> client.callTool(
+                    McpSchema.CallToolRequest.builder("echo").arguments(Map.of("message", "never said")).build())))
+                    .hasMessageContaining("no recording for tools/call {\"arguments\":{\"message\":\"never said\"},"
+                            + "\"name\":\"echo\"}")
+                    .hasMessageContaining("closest recorded: tools/call {\"arguments\":{\"message\":\"recorded \u00e9\"},"
+                            + "\"name\":\"echo\"}");
+            // Repeats: served in recorded order, then the last again.
+            assertThat(HttpPeers.text(client.callTool(McpSchema.CallToolRequest.builder("echo")
+                    .arguments(Map.of("message", "recorded \u00e9")).build()))).isEqualTo("Echo: recorded \u00e9");
+        } finally {
+            client.closeGracefully();
         }
     }
 }
