@@ -388,11 +388,41 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * A drain begins (on this connection's loop): an idle connection is closed now, a busy one
+     * is kept until its exchange is over. Returns whether it has an exchange in flight.
+     */
+    boolean beginDrain() {
+        if (!ctx.channel().isActive()) {
+            return false;
+        }
+        if (betweenRequests()) {
+            ctx.close();
+            return false;
+        }
+        return true;
+    }
+
+    /** The drain's deadline passed with this connection still busy: end its exchange as well as can be. */
+    HttpProxy.DrainOutcome endForDrain() {
+        if (!ctx.channel().isActive()) {
+            return HttpProxy.DrainOutcome.FINISHED;
+        }
+        Exchange exchange = current;
+        HttpProxy.DrainOutcome outcome = exchange != null ? exchange.endForDrain() : HttpProxy.DrainOutcome.CUT;
+        closing = true;
+        if (ctx.channel().isActive() && outcome == HttpProxy.DrainOutcome.CUT) {
+            ctx.close();
+        }
+        return outcome;
+    }
+
     /** The exchange is answered: serve the next request, or close. */
     void exchangeDone(Exchange exchange, boolean keepAlive) {
         if (exchange != current) {
             return;
         }
+        keepAlive &= !proxy.draining(); // draining: every connection closes after its answer
         current = null;
         lastActive = ticker();
         if (exchange.leftUpstreamIdle()) {
@@ -815,7 +845,10 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
+        if (msg instanceof HttpResponse && proxy.draining()) {
+            // Draining: the connection closes after this answer, and the client is told so.
+            ((HttpResponse) msg).headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
             HttpHeaders headers = ((HttpResponse) msg).headers();
             if (!headers.contains(HttpHeaderNames.CONNECTION)) {
                 headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
