@@ -4,6 +4,7 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.record.Recording;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.OutputStream;
@@ -181,6 +182,13 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
     /** Whether journal entries keep each message's JSON text; default false (no content). */
     public B journalContent(boolean keep) {
         interceptors.journalContent(keep);
+        return self();
+    }
+
+    /** Records as {@code recording} says; see {@link ChaosBuilder#record(Recording)}. */
+    @Override
+    public B record(Recording recording) {
+        interceptors.record(recording);
         return self();
     }
 }

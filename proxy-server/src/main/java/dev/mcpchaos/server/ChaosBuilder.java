@@ -3,10 +3,12 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.record.Recording;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -79,4 +81,16 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
 
     /** Keeps a journal of at most {@code capacity} messages; 0 turns it off (see {@code docs/journal.md}). */
     B journal(int capacity);
+
+    /**
+     * Records every message both ways into a cassette (see {@code docs/record-replay.md}): a file,
+     * or a directory with one file per session when {@code target} is one or ends with {@code /}.
+     * Secrets are taken out before anything is written.
+     */
+    default B record(Path target) {
+        return record(Recording.to(target));
+    }
+
+    /** Records as {@code recording} says: where, before or after the faults, and what to redact. */
+    B record(Recording recording);
 }

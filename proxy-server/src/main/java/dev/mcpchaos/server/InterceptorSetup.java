@@ -16,6 +16,8 @@ import dev.mcpchaos.server.events.EventLog;
 import dev.mcpchaos.server.events.EventRing;
 import dev.mcpchaos.server.journal.JournalRecorder;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
+import dev.mcpchaos.server.record.Recorder;
+import dev.mcpchaos.server.record.Recording;
 import dev.mcpchaos.server.traffic.TrafficLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -64,11 +66,18 @@ final class InterceptorSetup {
     private int journalCapacity = JournalRing.DEFAULT_CAPACITY;
     private boolean journalContent;
     private JournalRecorder journal;
+    private Recording recording;
+    private Recorder recorder;
     private InetSocketAddress operations;
     private OperationsServer operationsServer;
     /** What the operations listener's /ready answers; the transport's builder sets it once it listens. */
     private volatile OperationsServer.Readiness readiness = () -> "starting: the proxy does not listen yet";
     private String seedSource;
+
+    /** Records the traffic into a cassette (see {@link Recorder}); before the rules unless it says after. */
+    void record(Recording recording) {
+        this.recording = Objects.requireNonNull(recording, "recording");
+    }
 
     void logTraffic(int maxChars) {
         this.trafficChars = maxChars;
@@ -231,6 +240,9 @@ final class InterceptorSetup {
         }
         faultListeners.forEach(chaos::listener);
         engine = chaos.build(); // logs the seed it uses
+        if (recording != null) {
+            recorder = new Recorder(recording, transport); // once the rules are known good: it starts a thread
+        }
         List<FrameInterceptor> all = new ArrayList<>();
         if (metrics != null) {
             all.add(metrics.interceptor());
@@ -244,11 +256,17 @@ final class InterceptorSetup {
         if (journal != null) {
             all.add(journal.arrivals()); // the journal sees messages as they arrived, then what the rules let out
         }
+        if (recorder != null && !recording.isAfterFaults()) {
+            all.add(recorder); // what the peers sent
+        }
         all.add(engine);
         if (journal != null) {
             all.add(journal.departures());
         }
         all.addAll(extra);
+        if (recorder != null && recording.isAfterFaults()) {
+            all.add(recorder); // what the peers got
+        }
         return all;
     }
 
@@ -306,6 +324,10 @@ final class InterceptorSetup {
 
     /** Stops the watcher and the control endpoint, closes the event log and the meter binders made here. */
     void close() {
+        if (recorder != null) {
+            recorder.close(); // writes what is queued
+            recorder = null;
+        }
         if (watcher != null) {
             watcher.close();
             watcher = null;

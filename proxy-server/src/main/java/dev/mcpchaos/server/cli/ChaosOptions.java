@@ -4,6 +4,7 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.live.LiveConsole;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedOutputStream;
@@ -98,6 +99,10 @@ final class ChaosOptions {
                     + "error, limit breach and upstream failure (never a message's content). '-' is stderr. Default: off.")
     Path events;
 
+    /** --record and the redaction options. */
+    @CommandLine.Mixin
+    RecordOptions recording = new RecordOptions();
+
     /**
      * Gives the builder what these options say, except the rules, which the command loads where
      * it can answer a bad file with exit code 2.
@@ -109,6 +114,7 @@ final class ChaosOptions {
     void applyTo(ChaosBuilder<?> builder, LiveConsole live) {
         builder.watchRules(!noWatch);
         builder.journal(journalCapacity(journal));
+        recording.applyTo(builder);
         if (live != null) {
             live.applyTo(builder);
         }

@@ -158,6 +158,9 @@ final class HttpCommand implements Callable<Integer> {
                     + (e.getMessage() != null && e.getMessage().contains("control") ? " (give --control HOST:PORT "
                     + "for another address, or --control off)" : ""));
             return 1;
+        } catch (java.io.UncheckedIOException e) {
+            System.err.println("mcp-chaos: " + e.getMessage()); // the --record path cannot be written
+            return 1;
         }
         Duration drain = drainTimeout(); // checked in start(): valid here
         CountDownLatch stop = new CountDownLatch(1);

@@ -35,6 +35,7 @@ public final class Main implements Runnable {
         commands.put("demo-server", DemoServerCommand::new);
         commands.put("validate", ValidateCommand::new);
         commands.put("rules", RulesCommand::new);
+        commands.put("replay", ReplayCommand::new);
         return commands;
     }
 

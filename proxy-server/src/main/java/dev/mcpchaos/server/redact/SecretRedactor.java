@@ -1,7 +1,9 @@
 package dev.mcpchaos.server.redact;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -107,19 +109,36 @@ public final class SecretRedactor {
      * @param text any text; null gives null
      */
     public static String redact(String text) {
+        return redact(text, secret -> REDACTED);
+    }
+
+    /**
+     * The text with every secret it recognises replaced by what {@code placeholder} makes of it:
+     * for the recorder, which gives the same secret the same placeholder throughout a cassette
+     * ({@code <redacted:1>}), so that redaction keeps requests that carried it alike. The function
+     * gets the secret as it stands in the text (the value alone: no quotes, no {@code Bearer }
+     * scheme, no cookie header's name) and its result is put in its place as it is, so in JSON it
+     * must need no escaping.
+     *
+     * @param text any text; null gives null
+     */
+    public static String redact(String text, UnaryOperator<String> placeholder) {
+        Objects.requireNonNull(placeholder, "placeholder");
         if (text == null || text.isEmpty()) {
             return text;
         }
-        String out = PEM_PRIVATE_KEY.matcher(text).replaceAll(REDACTED);
-        out = jsonMembers(out, JSON_NAME, false);
-        out = jsonMembers(out, ESCAPED_JSON_NAME, true);
-        out = COOKIE_HEADER.matcher(out).replaceAll("$1" + Matcher.quoteReplacement(REDACTED));
-        out = textMembers(out, TEXT_MEMBER);
-        out = URL_PASSWORD.matcher(out).replaceAll("$1" + Matcher.quoteReplacement(REDACTED) + "$2");
-        out = replace(out, AUTH_SCHEME, m -> looksRandom(m.group(2)) ? m.group(1) + REDACTED : m.group());
-        out = JWT.matcher(out).replaceAll(REDACTED);
-        out = PREFIXED_KEY.matcher(out).replaceAll(REDACTED);
-        out = replace(out, SK_KEY, m -> looksRandom(m.group().substring(3)) ? REDACTED : m.group());
+        String out = replace(text, PEM_PRIVATE_KEY, m -> placeholder.apply(m.group()));
+        out = jsonMembers(out, JSON_NAME, false, placeholder);
+        out = jsonMembers(out, ESCAPED_JSON_NAME, true, placeholder);
+        out = replace(out, COOKIE_HEADER, m -> m.group(1) + placeholder.apply(m.group().substring(m.group(1).length())));
+        out = textMembers(out, TEXT_MEMBER, placeholder);
+        out = replace(out, URL_PASSWORD, m -> m.group(1)
+                + placeholder.apply(m.group().substring(m.group(1).length(), m.group().length() - 1)) + m.group(2));
+        out = replace(out, AUTH_SCHEME, m -> looksRandom(m.group(2)) ? m.group(1) + placeholder.apply(m.group(2))
+                : m.group());
+        out = replace(out, JWT, m -> placeholder.apply(m.group()));
+        out = replace(out, PREFIXED_KEY, m -> placeholder.apply(m.group()));
+        out = replace(out, SK_KEY, m -> looksRandom(m.group().substring(3)) ? placeholder.apply(m.group()) : m.group());
         return out;
     }
 
@@ -149,7 +168,7 @@ public final class SecretRedactor {
      * any other name the search goes on from its value, which may hold a name of its own
      * ({@code https://h/?token=...} is a name {@code https} with a value).
      */
-    private static String textMembers(String text, Pattern pattern) {
+    private static String textMembers(String text, Pattern pattern, UnaryOperator<String> placeholder) {
         Matcher m = pattern.matcher(text);
         StringBuilder sb = null;
         int last = 0;
@@ -162,7 +181,7 @@ public final class SecretRedactor {
             if (sb == null) {
                 sb = new StringBuilder(text.length());
             }
-            sb.append(text, last, m.start(3)).append(REDACTED);
+            sb.append(text, last, m.start(3)).append(placeholder.apply(m.group(3)));
             last = m.end(3);
             from = last;
         }
@@ -174,7 +193,8 @@ public final class SecretRedactor {
      * when {@code escaped}, JSON inside a JSON string). A string cut off by the end of the text
      * is redacted to the end.
      */
-    private static String jsonMembers(String text, Pattern name, boolean escaped) {
+    private static String jsonMembers(String text, Pattern name, boolean escaped,
+                                      UnaryOperator<String> placeholder) {
         Matcher m = name.matcher(text);
         StringBuilder sb = null;
         int last = 0;
@@ -190,13 +210,15 @@ public final class SecretRedactor {
             String replacement;
             if (text.startsWith(quote, valueStart)) {
                 valueEnd = escaped ? escapedStringEnd(text, valueStart + 2) : stringEnd(text, valueStart + 1);
-                replacement = quote + REDACTED + quote;
+                int contentEnd = text.startsWith(quote, valueEnd - quote.length()) && valueEnd - quote.length()
+                        > valueStart ? valueEnd - quote.length() : valueEnd;
+                replacement = quote + placeholder.apply(text.substring(valueStart + quote.length(), contentEnd)) + quote;
             } else {
                 valueEnd = numberEnd(text, valueStart);
-                replacement = REDACTED;
-            }
-            if (valueEnd == valueStart) {
-                continue; // an object, an array, a literal: nothing to redact here
+                if (valueEnd == valueStart) {
+                    continue; // an object, an array, a literal: nothing to redact here
+                }
+                replacement = placeholder.apply(text.substring(valueStart, valueEnd));
             }
             if (sb == null) {
                 sb = new StringBuilder(text.length());

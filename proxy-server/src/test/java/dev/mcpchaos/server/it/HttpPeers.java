@@ -132,6 +132,11 @@ final class HttpPeers {
          * {@code readyText} followed by the port.
          */
         static ServerEverything start(Path dir, String mode, String readyText) {
+            return start(dir, mode, readyText, java.util.Map.of());
+        }
+
+        /** server-everything in {@code mode} with {@code environment} added to what it inherits. */
+        static ServerEverything start(Path dir, String mode, String readyText, java.util.Map<String, String> environment) {
             IllegalStateException failure = null;
             for (int attempt = 1; attempt <= 3; attempt++) {
                 int port = freePort();
@@ -140,6 +145,7 @@ final class HttpPeers {
                         TestPeers.serverEverythingEntry().toString(), mode)
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile());
+                builder.environment().putAll(environment);
                 builder.environment().put("PORT", Integer.toString(port));
                 Process process;
                 try {

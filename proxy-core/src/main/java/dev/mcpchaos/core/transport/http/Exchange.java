@@ -116,7 +116,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     // ---- the response
     private Phase phase = Phase.AWAITING;
-    private HttpResponse responseHead;
+    /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
+    private volatile HttpResponse responseHead;
     /** Handles the body once the head came; null before. */
     private ResponseBody body;
     /** What a JSON answer being gathered holds of the proxy's {@link BufferBudget}, until the exchange ends. */
@@ -196,6 +197,44 @@ final class Exchange implements HeaderSource, ResponseOutput {
             }
         }
         return head.headers().get(name);
+    }
+
+    @Override
+    public String requestMethod() {
+        return head.method().name();
+    }
+
+    @Override
+    public String requestUri() {
+        return head.uri();
+    }
+
+    /** As the client sent them: those the proxy replaced upstream come from {@code clientOnlyHeaders}. */
+    @Override
+    public List<Map.Entry<String, String>> requestHeaders() {
+        List<Map.Entry<String, String>> all = new java.util.ArrayList<>();
+        HttpHeaders replaced = clientOnlyHeaders;
+        if (replaced != null) {
+            all.addAll(replaced.entries());
+        }
+        for (Map.Entry<String, String> header : head.headers().entries()) {
+            if (replaced == null || !replaced.contains(header.getKey())) {
+                all.add(header);
+            }
+        }
+        return all;
+    }
+
+    @Override
+    public int responseStatus() {
+        HttpResponse response = responseHead;
+        return response != null ? response.status().code() : 0;
+    }
+
+    @Override
+    public List<Map.Entry<String, String>> responseHeaders() {
+        HttpResponse response = responseHead;
+        return response != null ? response.headers().entries() : List.of();
     }
 
     boolean requestComplete() {

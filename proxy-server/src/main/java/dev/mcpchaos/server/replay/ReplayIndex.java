@@ -1,0 +1,209 @@
+package dev.mcpchaos.server.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteEntry;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a replayed server answers, found in cassettes: each recorded client request, keyed by its
+ * method and its params without {@code _meta} (so the JSON-RPC id and the progress token do not
+ * count), with what the server sent for it (its progress notifications and its answer) and the
+ * notifications and requests the server sent of its own accord after it. {@code initialize} is
+ * keyed by its method alone: clients differ in their name and capabilities.
+ *
+ * <p>Repeats of one key are served in recorded order, then the last one again. Not thread-safe:
+ * one replay loop uses it.
+ */
+final class ReplayIndex {
+
+    /** What the server sent for one recorded client message. */
+    record Answer(List<JsonNode> progress, JsonNode response, List<JsonNode> after) {
+    }
+
+    private final Map<String, List<Answer>> answers = new LinkedHashMap<>();
+    private final Map<String, Integer> served = new HashMap<>();
+    /** What the server sent after a client notification (such as notifications/initialized), by method. */
+    private final Map<String, List<List<JsonNode>>> afterNotifications = new LinkedHashMap<>();
+    private final Map<String, Integer> notificationsServed = new HashMap<>();
+
+    ReplayIndex(List<Cassette> cassettes) {
+        for (Cassette cassette : cassettes) {
+            index(cassette.entries());
+        }
+    }
+
+    private void index(List<CassetteEntry> entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            CassetteEntry entry = entries.get(i);
+            JsonNode message = entry.message();
+            if (entry.direction() != Direction.CLIENT_TO_SERVER || message == null || !message.has("method")) {
+                continue;
+            }
+            String method = message.get("method").asText();
+            if (!message.has("id")) {
+                afterNotifications.computeIfAbsent(method, m -> new ArrayList<>())
+                        .add(unsolicitedAfter(entries, i, entry.session()));
+                continue;
+            }
+            JsonNode id = message.get("id");
+            String token = progressToken(message);
+            List<JsonNode> progress = new ArrayList<>();
+            JsonNode response = null;
+            int end = i + 1;
+            for (; end < entries.size(); end++) {
+                CassetteEntry later = entries.get(end);
+                JsonNode m = later.message();
+                if (later.direction() != Direction.SERVER_TO_CLIENT || m == null || !later.session().equals(entry.session())) {
+                    continue;
+                }
+                if (!m.has("method") && id.equals(m.get("id"))) {
+                    response = m;
+                    break;
+                }
+                if (token != null && "notifications/progress".equals(m.path("method").asText())
+                        && token.equals(m.path("params").path("progressToken").asText(null))) {
+                    progress.add(m);
+                }
+            }
+            if (response == null) {
+                continue; // never answered in the recording: nothing to replay
+            }
+            answers.computeIfAbsent(key(message), k -> new ArrayList<>())
+                    .add(new Answer(progress, response, unsolicitedAfter(entries, end, entry.session())));
+        }
+    }
+
+    /**
+     * The server's own notifications and requests (not progress, not answers) recorded after
+     * position {@code from} and before the client's next message of the session.
+     */
+    private static List<JsonNode> unsolicitedAfter(List<CassetteEntry> entries, int from, String session) {
+        List<JsonNode> out = new ArrayList<>();
+        for (int j = from + 1; j < entries.size(); j++) {
+            CassetteEntry e = entries.get(j);
+            if (!e.session().equals(session) || e.message() == null) {
+                continue;
+            }
+            if (e.direction() == Direction.CLIENT_TO_SERVER) {
+                break;
+            }
+            JsonNode m = e.message();
+            if (m.has("method") && !"notifications/progress".equals(m.get("method").asText())) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** The answer to a live request, or null when nothing like it was recorded. */
+    Answer answer(JsonNode request) {
+        String key = key(request);
+        List<Answer> recorded = answers.get(key);
+        if (recorded == null) {
+            return null;
+        }
+        int n = served.merge(key, 1, Integer::sum) - 1;
+        return recorded.get(Math.min(n, recorded.size() - 1));
+    }
+
+    /** What the server sent after a client notification of this method, or nothing. */
+    List<JsonNode> afterNotification(String method) {
+        List<List<JsonNode>> recorded = afterNotifications.get(method);
+        if (recorded == null) {
+            return List.of();
+        }
+        int n = notificationsServed.merge(method, 1, Integer::sum) - 1;
+        return recorded.get(Math.min(n, recorded.size() - 1));
+    }
+
+    /** The recorded request most like {@code request}: the same method if any, then the nearest params. */
+    String closest(JsonNode request) {
+        String method = request.path("method").asText();
+        String wanted = key(request);
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String key : answers.keySet()) {
+            int distance = distance(wanted, key) + (key.startsWith(method + " ") ? 0 : 1_000_000);
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = key;
+            }
+        }
+        return best;
+    }
+
+    int recordedRequests() {
+        return answers.values().stream().mapToInt(List::size).sum();
+    }
+
+    /** {@code method canonical-params}: params without {@code _meta}, members sorted, absent as {}. */
+    static String key(JsonNode message) {
+        String method = message.path("method").asText();
+        if (method.equals("initialize")) {
+            return method;
+        }
+        JsonNode params = message.get("params");
+        JsonNode canonical = canonical(params == null || params.isNull() ? JsonNodeFactory.instance.objectNode() : params,
+                true);
+        return method + " " + canonical;
+    }
+
+    private static JsonNode canonical(JsonNode node, boolean top) {
+        if (node.isObject()) {
+            TreeMap<String, JsonNode> sorted = new TreeMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = it.next();
+                if (!(top && field.getKey().equals("_meta"))) {
+                    sorted.put(field.getKey(), canonical(field.getValue(), false));
+                }
+            }
+            ObjectNode out = JsonNodeFactory.instance.objectNode();
+            sorted.forEach(out::set);
+            return out;
+        }
+        if (node.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            node.forEach(child -> out.add(canonical(child, false)));
+            return out;
+        }
+        return node;
+    }
+
+    static String progressToken(JsonNode request) {
+        JsonNode token = request.path("params").path("_meta").get("progressToken");
+        return token == null || token.isNull() ? null : token.asText();
+    }
+
+    /** Edit distance over at most the first 200 characters of each: enough to tell which is nearest. */
+    private static int distance(String a, String b) {
+        a = a.length() > 200 ? a.substring(0, 200) : a;
+        b = b.length() > 200 ? b.substring(0, 200) : b;
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+}

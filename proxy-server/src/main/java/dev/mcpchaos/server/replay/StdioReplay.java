@@ -1,0 +1,129 @@
+package dev.mcpchaos.server.replay;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.server.record.Cassette;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Plays the server of recorded cassettes over stdio: reads the client's messages one a line,
+ * answers each request with what was recorded for the same method and params (see
+ * {@link ReplayIndex}), with the live request's id and progress token put in, and sends the
+ * notifications the server sent on its own at their recorded place. A request with no recording
+ * gets a JSON-RPC error {@code -32601} that names its method and the closest recorded request,
+ * and is counted. No timing, no faults yet: answers go out at once.
+ */
+public final class StdioReplay {
+
+    private static final Logger log = LoggerFactory.getLogger(StdioReplay.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ReplayIndex index;
+    private long served;
+    private long unmatched;
+
+    /** @param cassettes what to play, read in this order */
+    public StdioReplay(List<Cassette> cassettes) {
+        this.index = new ReplayIndex(Objects.requireNonNull(cassettes, "cassettes"));
+    }
+
+    /** How many recorded requests the cassettes hold. */
+    public int recordedRequests() {
+        return index.recordedRequests();
+    }
+
+    /** Requests answered from the cassettes so far. */
+    public long served() {
+        return served;
+    }
+
+    /** Requests that had no recording so far. */
+    public long unmatched() {
+        return unmatched;
+    }
+
+    /** Serves until {@code in} ends; {@code out} gets one message a line. */
+    public void serve(InputStream in, OutputStream out) throws IOException {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+            if (line.isBlank()) {
+                continue;
+            }
+            JsonNode message;
+            try {
+                message = JSON.readTree(line);
+            } catch (JsonProcessingException e) {
+                write(out, error(null, -32700, "parse error: the line is not JSON (" + e.getOriginalMessage() + ")"));
+                continue;
+            }
+            if (!message.isObject() || !message.has("method")) {
+                continue; // a client's answer to a server request, or no message: nothing to answer
+            }
+            String method = message.get("method").asText();
+            if (!message.has("id")) {
+                for (JsonNode own : index.afterNotification(method)) {
+                    write(out, own);
+                }
+                continue;
+            }
+            JsonNode id = message.get("id");
+            ReplayIndex.Answer answer = index.answer(message);
+            if (answer == null) {
+                unmatched++;
+                String closest = index.closest(message);
+                String text = "no recording for " + ReplayIndex.key(message) + " (closest recorded: "
+                        + (closest == null ? "none, the cassettes hold no requests" : closest) + ")";
+                log.warn("replay: {}", text);
+                write(out, error(id, -32601, text));
+                continue;
+            }
+            served++;
+            String liveToken = ReplayIndex.progressToken(message);
+            JsonNode liveTokenNode = message.path("params").path("_meta").get("progressToken");
+            if (liveToken != null) {
+                for (JsonNode progress : answer.progress()) {
+                    ObjectNode copy = progress.deepCopy();
+                    ((ObjectNode) copy.get("params")).set("progressToken", liveTokenNode);
+                    write(out, copy);
+                }
+            }
+            ObjectNode response = answer.response().deepCopy();
+            response.set("id", id);
+            write(out, response);
+            for (JsonNode own : answer.after()) {
+                write(out, own);
+            }
+        }
+        log.info("replay: the client's input ended; {} requests answered from the cassettes, {} without a recording",
+                served, unmatched);
+    }
+
+    private static ObjectNode error(JsonNode id, int code, String message) {
+        ObjectNode error = JsonNodeFactory.instance.objectNode();
+        error.put("jsonrpc", "2.0");
+        error.set("id", id == null ? JsonNodeFactory.instance.nullNode() : id);
+        ObjectNode body = error.putObject("error");
+        body.put("code", code);
+        body.put("message", message);
+        return error;
+    }
+
+    private static void write(OutputStream out, JsonNode message) throws IOException {
+        out.write(JSON.writeValueAsBytes(message));
+        out.write('\n');
+        out.flush();
+    }
+}
