@@ -101,6 +101,9 @@ public final class RuleEngine implements FrameInterceptor {
      * would never be cleared.
      */
     private final Map<InterceptorContext, SessionState> sessions = Collections.synchronizedMap(new WeakHashMap<>());
+    /** The rules it was built with, what {@link #reset} goes back to. */
+    private final RuleSet initialRules;
+    private final Chaos chaos = new EngineChaos(this);
 
     private RuleEngine(Builder b, long seed) {
         this.seed = seed;
@@ -111,6 +114,7 @@ public final class RuleEngine implements FrameInterceptor {
         this.rulesListeners = List.copyOf(b.rulesListeners);
         this.http = b.http;
         this.table = RuleTable.of(b.rules, null, true, this);
+        this.initialRules = b.rules;
     }
 
     /** A builder for an engine applying {@code rules}. */
@@ -186,6 +190,34 @@ public final class RuleEngine implements FrameInterceptor {
         }
         faultLog.info("faults turned {} ({})", enabled ? "on" : "off", cause);
         return true;
+    }
+
+    /**
+     * Back to the rules the engine was built with, faults on, and every rule's counters and random
+     * draws started afresh (as for a new rule), atomically for the next message. Messages a fault
+     * already holds still complete. {@code start} and {@code duration} still count from when the
+     * engine was built.
+     *
+     * @param cause what made the change, for the log and the listeners
+     */
+    public void reset(String cause) {
+        Objects.requireNonNull(cause, "cause");
+        RuleTable now;
+        synchronized (changes) {
+            now = RuleTable.of(initialRules, null, true, this);
+            table = now;
+            tellRulesListeners(cause, now);
+        }
+        faultLog.info("rules reset ({}): {} of {} enabled; seed {}", cause, now.all.length,
+                now.ruleSet.rules().size(), seed);
+    }
+
+    /**
+     * This engine's rules to steer from code: add one ({@link Rules}), switch it, remove it, the
+     * panic switch, {@link Chaos#reset()}.
+     */
+    public Chaos chaos() {
+        return chaos;
     }
 
     /** Whether faults are on (see {@link #faultsEnabled(boolean, String)}). */
