@@ -3,7 +3,6 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
-import dev.mcpchaos.rules.RuleFileException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -15,12 +14,14 @@ import java.time.Duration;
 public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilder> {
 
     private final HttpProxy.Builder delegate;
+    private final URI upstream;
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
+        this.upstream = upstream;
     }
 
-    /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}). */
+    /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}, {@link RunningHttp#mcpUrl()}). */
     public HttpProxyBuilder listen(InetSocketAddress address) {
         delegate.listen(address);
         return this;
@@ -150,25 +151,41 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /**
-     * Binds the control endpoint (if any) and the proxy, and starts relaying.
+     * Binds the control endpoint (if any) and the proxy, and starts relaying. On failure nothing
+     * is left listening.
      *
-     * @throws RuleFileException when a rule cannot work on HTTP (such as {@code crash}); checked
-     *                           before anything listens
-     * @throws IOException when an address cannot be bound
+     * @throws ProxyStartException when a rule cannot work on HTTP (such as {@code crash};
+     *         {@link ProxyStartException.Reason#RULES}, checked before anything listens), or an
+     *         address cannot be bound or the TLS settings used ({@code ADDRESS}); its message
+     *         says which, its cause is the original exception
      */
-    public RunningHttp start() throws IOException {
-        interceptors.build(TransportKind.HTTP).forEach(delegate::interceptor);
+    public RunningHttp start() {
+        interceptors.buildOrRefuse(TransportKind.HTTP).forEach(delegate::interceptor);
         delegate.observer(interceptors.observer(TransportKind.HTTP));
-        interceptors.startServices(TransportKind.HTTP);
+        interceptors.startServicesOrRefuse(TransportKind.HTTP);
         HttpProxy proxy;
         try {
             proxy = delegate.start();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            interceptors.close();
+            throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
+        } catch (RuntimeException e) {
             interceptors.close();
             throw e;
         }
         RuleEngine engine = interceptors.engine();
+        String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
         return new RunningHttp() {
+            @Override
+            public URI mcpUrl() {
+                return ProxyUrls.on(proxy.address(), mcpPath);
+            }
+
+            @Override
+            public URI uri(String path) {
+                return ProxyUrls.on(proxy.address(), path);
+            }
+
             @Override
             public InetSocketAddress address() {
                 return proxy.address();
@@ -201,9 +218,14 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /** A running HTTP proxy. */
-    public interface RunningHttp extends AutoCloseable {
+    public interface RunningHttp extends RunningProxy {
         /** The address it listens on. */
         InetSocketAddress address();
+
+        @Override
+        default TransportKind transport() {
+            return TransportKind.HTTP;
+        }
 
         /** MCP sessions it knows. */
         int sessionCount();
@@ -212,9 +234,11 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
          * The rules in force, to read or change while running ({@link RuleEngine#update},
          * {@link RuleEngine#faultsEnabled(boolean, String)}); empty when none were given.
          */
+        @Override
         RuleEngine rules();
 
         /** Where the control endpoint listens, or null when there is none. */
+        @Override
         default InetSocketAddress controlAddress() {
             return null;
         }

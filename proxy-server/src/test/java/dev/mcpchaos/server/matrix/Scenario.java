@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
@@ -161,7 +161,7 @@ final class Scenario {
             outcome.refusal = e.getMessage();
             client.close();
             return outcome;
-        } catch (ServerStartException e) {
+        } catch (ProxyStartException e) {
             throw new AssertionError("bash did not start", e);
         }
         try {
