@@ -82,7 +82,8 @@ public final class RuleEngine implements FrameInterceptor {
 
     private static final Logger faultLog = LoggerFactory.getLogger("faults");
 
-    private final long seed;
+    /** The run's seed; changed only by {@link #reset(String, long)}, under {@link #changes}. */
+    private volatile long seed;
     private final TransportKind transport;
     /** The rules in force; replaced whole by a change, read once per message. */
     private volatile RuleTable table;
@@ -201,9 +202,22 @@ public final class RuleEngine implements FrameInterceptor {
      * @param cause what made the change, for the log and the listeners
      */
     public void reset(String cause) {
+        reset(cause, seed);
+    }
+
+    /**
+     * {@link #reset(String)}, drawing from {@code seed} from now on: what a test fixture does
+     * before each test, so that each test has a seed of its own (and can be repeated with it)
+     * while the proxy lives on.
+     *
+     * @param cause what made the change, for the log and the listeners
+     * @param seed the seed of every random choice from the next message on
+     */
+    public void reset(String cause, long seed) {
         Objects.requireNonNull(cause, "cause");
         RuleTable now;
         synchronized (changes) {
+            this.seed = seed;
             now = RuleTable.of(initialRules, null, true, this);
             table = now;
             tellRulesListeners(cause, now);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.NoSuchElementException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -124,6 +125,31 @@ class EngineChaosTest {
                     .doesNotContain("built_in_code");
             assertThatThrownBy(() -> chaos.add(Rules.drop("slow"))).isInstanceOf(RuleFileException.class)
                     .hasMessageContaining("name: 'slow' (expected: a name no other rule has)");
+        }
+    }
+
+    @Test
+    void resetWithASeedDrawsAsAnEngineBuiltWithThatSeed() {
+        String coinFlip = """
+                rules:
+                  - name: coin
+                    probability: 0.5
+                    fault: {type: drop}
+                """;
+        try (ChainHarness built = ChainHarness.of(coinFlip, 5); ChainHarness reseeded = ChainHarness.of(coinFlip, 1)) {
+            for (int i = 0; i < 10; i++) {
+                reseeded.fromClient(Msg.call(100 + i, "warm-up"));
+            }
+            reseeded.engine.reset("test", 5);
+            assertThat(reseeded.engine.seed()).isEqualTo(5);
+            for (int i = 1; i <= 40; i++) {
+                built.fromClient(Msg.call(i, "x"));
+                reseeded.fromClient(Msg.call(i, "x"));
+            }
+            List<String> passed = built.toServer();
+            assertThat(passed).hasSizeBetween(5, 35);
+            assertThat(reseeded.toServer().stream().filter(line -> !line.contains("warm-up")).toList())
+                    .isEqualTo(passed);
         }
     }
 }
