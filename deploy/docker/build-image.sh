@@ -2,13 +2,15 @@
 # Builds the mcp-chaos image from this checkout, tagged mcp-chaos:<version of the pom> and
 # mcp-chaos:latest.
 #
-#   deploy/docker/build-image.sh [--base IMAGE] [--no-package]
+#   deploy/docker/build-image.sh [--base IMAGE] [--no-package] [--tag NAME:TAG]
 #
 # --base IMAGE (or MCP_CHAOS_BASE_IMAGE): the Java 17 image to build on. Default:
 #   eclipse-temurin:17-jre, which needs a registry. Without one, build a local base first with
 #   deploy/docker/build-base-image.sh and pass --base mcp-chaos-base:17-jlink.
 # --no-package: use proxy-server/target/mcp-chaos.jar as it is (CI packages it just before);
 #   by default the jar is built with Maven when it is missing.
+# --tag NAME:TAG: tag the image NAME:TAG only (not <version> and latest), to try a change
+#   without replacing the image others use.
 set -euo pipefail
 
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -18,8 +20,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --base) base="${2:?--base needs an image}"; shift 2 ;;
     --no-package) package=no; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "build-image.sh: unknown argument '$1' (expected: --base IMAGE or --no-package)" >&2; exit 2 ;;
+    --tag) tag="${2:?--tag needs a name such as mcp-chaos:mine}"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-image.sh: unknown argument '$1' (expected: --base IMAGE, --no-package or --tag NAME:TAG)" >&2; exit 2 ;;
   esac
 done
 
@@ -50,7 +53,13 @@ rm -rf "$context/classes"
 
 # The legacy builder: BuildKit's client (buildx) is not on every machine, and this Dockerfile
 # needs nothing of BuildKit's.
+if [ -n "${tag:-}" ]; then
+  tags=(-t "$tag"); names="$tag"; first="$tag"
+else
+  tags=(-t "mcp-chaos:$version" -t "mcp-chaos:latest"); names="mcp-chaos:$version and mcp-chaos:latest"
+  first="mcp-chaos:$version"
+fi
 DOCKER_BUILDKIT=0 docker build --quiet \
   --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" \
-  -t "mcp-chaos:$version" -t "mcp-chaos:latest" "$context" >/dev/null
-echo "built mcp-chaos:$version and mcp-chaos:latest on $base ($(docker image inspect --format '{{.Size}}' "mcp-chaos:$version" | awk '{printf "%.1f MB", $1/1e6}'))"
+  "${tags[@]}" "$context" >/dev/null
+echo "built $names on $base ($(docker image inspect --format '{{.Size}}' "$first" | awk '{printf "%.1f MB", $1/1e6}'))"

@@ -6,26 +6,25 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
- * The image's entry point, so that an image without a shell still takes its settings from
- * environment variables: it turns {@code MCP_CHAOS_*} variables into the options of
- * {@code mcp-chaos http} that the arguments do not give, then runs the CLI in this JVM (java stays
- * PID 1 and gets SIGTERM itself). {@code health} is the image's HEALTHCHECK: a GET of the control
- * API's {@code /health}, with nothing but java.base.
+ * The image's entry point: runs the CLI in this JVM (java stays PID 1 and gets SIGTERM itself,
+ * on which {@code mcp-chaos http} drains and exits 0), with {@code http} when no arguments are
+ * given. Options come from the arguments, else from their {@code MCP_CHAOS_*} variables, which the
+ * CLI reads itself (docs/cli.md); the image sets the defaults in its {@code ENV}. {@code health}
+ * is the image's HEALTHCHECK: a GET of {@code /health} on the operations listener
+ * ({@code --metrics-listen}, {@code 0.0.0.0:9464} in the image), or on the control API when that
+ * listener is off, with nothing but java.base.
  *
  * <p>Compiled by {@code deploy/docker/build-image.sh} against the proxy's jar; not part of the
  * Maven build.
  */
 public final class Entrypoint {
 
-    /** Where the control address in force is written for the health check (the container's /tmp). */
+    /** Where the address the health check asks is written at start (the container's /tmp). */
     static final Path CONTROL_FILE = Path.of(System.getProperty("java.io.tmpdir"), "mcp-chaos-control");
 
-    static final String DEFAULT_LISTEN = "0.0.0.0:8080";
     static final String DEFAULT_CONTROL = "127.0.0.1:9090";
 
     private Entrypoint() {
@@ -35,11 +34,10 @@ public final class Entrypoint {
         if (args.length > 0 && args[0].equals("health")) {
             System.exit(health(args.length > 1 ? args[1] : null));
         }
-        String[] command = command(args, System.getenv());
-        if (command.length > 0 && command[0].equals("http")) {
-            String control = valueOf(command, "--control");
+        String[] command = args.length == 0 ? new String[] {"http"} : args;
+        if (command[0].equals("http")) {
             try {
-                Files.writeString(CONTROL_FILE, control == null ? DEFAULT_CONTROL : control, StandardCharsets.UTF_8);
+                Files.writeString(CONTROL_FILE, healthAddress(command, System.getenv()), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 System.err.println("mcp-chaos: cannot write " + CONTROL_FILE + " for the health check: " + e);
             }
@@ -48,37 +46,21 @@ public final class Entrypoint {
     }
 
     /**
-     * The CLI's arguments: {@code args} (no arguments: {@code http}), and for {@code http} the
-     * options they lack, from the environment: {@code --listen} from {@code MCP_CHAOS_LISTEN}
-     * (default {@value #DEFAULT_LISTEN}), {@code --upstream} from {@code MCP_CHAOS_UPSTREAM},
-     * {@code --control} from {@code MCP_CHAOS_CONTROL} (default {@value #DEFAULT_CONTROL}),
-     * {@code --rules} from {@code MCP_CHAOS_RULES}, {@code --seed} from {@code MCP_CHAOS_SEED},
-     * and always {@code --quiet} (no terminal for a live view). Other commands pass unchanged.
+     * Where {@code /health} is to be asked: the operations listener's address when it is on (the
+     * argument, else {@code MCP_CHAOS_METRICS_LISTEN}), else the control API's ({@code --control},
+     * else {@code MCP_CHAOS_CONTROL}, else {@value #DEFAULT_CONTROL}); {@code off} when both are off.
      */
-    static String[] command(String[] args, Map<String, String> env) {
-        List<String> out = new ArrayList<>(List.of(args.length == 0 ? new String[] {"http"} : args));
-        if (!out.get(0).equals("http") || out.contains("-h") || out.contains("--help")
-                || out.contains("-V") || out.contains("--version")) {
-            return out.toArray(String[]::new);
+    static String healthAddress(String[] args, Map<String, String> env) {
+        String operations = orEnv(valueOf(args, "--metrics-listen"), env.get("MCP_CHAOS_METRICS_LISTEN"));
+        if (operations != null && !operations.equalsIgnoreCase("off")) {
+            return operations;
         }
-        addUnlessGiven(out, "--listen", env.getOrDefault("MCP_CHAOS_LISTEN", DEFAULT_LISTEN));
-        addUnlessGiven(out, "--upstream", env.get("MCP_CHAOS_UPSTREAM"));
-        addUnlessGiven(out, "--control", env.getOrDefault("MCP_CHAOS_CONTROL", DEFAULT_CONTROL));
-        addUnlessGiven(out, "--rules", env.get("MCP_CHAOS_RULES"));
-        addUnlessGiven(out, "--seed", env.get("MCP_CHAOS_SEED"));
-        if (!out.contains("--quiet")) {
-            out.add("--quiet");
-        }
-        return out.toArray(String[]::new);
+        String control = orEnv(valueOf(args, "--control"), env.get("MCP_CHAOS_CONTROL"));
+        return control == null ? DEFAULT_CONTROL : control;
     }
 
-    private static void addUnlessGiven(List<String> out, String option, String value) {
-        if (value == null || value.isEmpty() || valueOf(out.toArray(String[]::new), option) != null) {
-            return;
-        }
-        // Options go before a "--", if there is one.
-        int end = out.indexOf("--");
-        out.addAll(end < 0 ? out.size() : end, List.of(option, value));
+    private static String orEnv(String given, String variable) {
+        return given != null ? given : variable == null || variable.isEmpty() ? null : variable;
     }
 
     /** The value of {@code option} in {@code args} ({@code --opt V} or {@code --opt=V}), or null. */
@@ -98,9 +80,9 @@ public final class Entrypoint {
     }
 
     /**
-     * 0 when the control API answers {@code GET /health} with 200, else 1 with the reason on
-     * stderr (docker inspect shows it). The address: the argument, else the one the entry point
-     * wrote at start, else {@code MCP_CHAOS_CONTROL}, else {@value #DEFAULT_CONTROL}.
+     * 0 when {@code GET /health} answers 200, else 1 with the reason on stderr (docker inspect
+     * shows it). The address: the argument, else the one the entry point wrote at start, else
+     * {@code MCP_CHAOS_CONTROL}, else {@value #DEFAULT_CONTROL}.
      */
     static int health(String address) {
         try {
@@ -110,8 +92,8 @@ public final class Entrypoint {
                         : System.getenv().getOrDefault("MCP_CHAOS_CONTROL", DEFAULT_CONTROL);
             }
             if (address.equalsIgnoreCase("off")) {
-                System.err.println("unhealthy: the control API is off (--control off), so there is no /health to ask;"
-                        + " run the container with --no-healthcheck");
+                System.err.println("unhealthy: the operations listener and the control API are off (--metrics-listen"
+                        + " off, --control off), so there is no /health to ask; run the container with --no-healthcheck");
                 return 1;
             }
             int colon = address.lastIndexOf(':');

@@ -221,6 +221,10 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
             // Nothing is mapped with host networking: listen on the host's loopback only.
             withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:" + listenPort);
             withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:" + controlPort);
+            // The image's operations listener would take the host's port 9464: off unless asked for.
+            if (!getEnvMap().containsKey("MCP_CHAOS_METRICS_LISTEN")) {
+                withEnv("MCP_CHAOS_METRICS_LISTEN", "off");
+            }
         } else {
             if (controlToken == null) {
                 controlToken = UUID.randomUUID().toString();

@@ -81,6 +81,34 @@ class ImageIT {
         }
     }
 
+    /**
+     * With the operations listener on (the image's default; here on a free host port, with host
+     * networking), the health check asks its /health, and /ready and /metrics answer without a token.
+     */
+    @Test
+    void theHealthCheckAsksTheOperationsListenerWhenItIsOn() throws Exception {
+        int operations = HostPeers.freePort();
+        try (McpChaosContainer chaos = container().withEnv("MCP_CHAOS_METRICS_LISTEN", "127.0.0.1:" + operations)) {
+            chaos.start();
+            String asked = chaos.copyFileFromContainer("/tmp/mcp-chaos-control",
+                    in -> new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            assertThat(asked).isEqualTo("127.0.0.1:" + operations);
+            ExecResult healthy = chaos.execInContainer("java", "-cp", "/opt/mcp-chaos/entrypoint.jar",
+                    "dev.mcpchaos.docker.Entrypoint", "health");
+            assertThat(healthy.getExitCode()).as(healthy.getStderr()).isZero();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(chaos::isHealthy);
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.net.http.HttpResponse<String> ready = http.send(java.net.http.HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + operations + "/ready")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).isEqualTo(200);
+            java.net.http.HttpResponse<String> metrics = http.send(java.net.http.HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + operations + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body()).contains("mcp_chaos_draining 0.0");
+        }
+    }
+
     @Test
     void sigtermStopsTheProxyWithExitCodeZero() {
         try (McpChaosContainer chaos = container()) {
@@ -107,6 +135,7 @@ class ImageIT {
                 .withEnv("MCP_CHAOS_UPSTREAM", "http://127.0.0.1:1/mcp")
                 .withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:1")
                 .withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:1")
+                .withEnv("MCP_CHAOS_METRICS_LISTEN", "off") // not the host's 9464, with host networking
                 .withCommand("http", "--upstream", server.endpoint().toString(),
                         "--listen", "127.0.0.1:" + listen, "--control", "127.0.0.1:" + control)
                 .waitingFor(Wait.forLogMessage(".*HttpCommand: clients: .*\\n", 1)

@@ -22,6 +22,7 @@ class McpChaosContainerTest {
                 .containsEntry("MCP_CHAOS_UPSTREAM", "http://127.0.0.1:3001/mcp")
                 .containsEntry("MCP_CHAOS_LISTEN", "127.0.0.1:18080")
                 .containsEntry("MCP_CHAOS_CONTROL", "127.0.0.1:19090")
+                .containsEntry("MCP_CHAOS_METRICS_LISTEN", "off")
                 .doesNotContainKey("MCP_CHAOS_CONTROL_TOKEN");
         assertThat(chaos.getExposedPorts()).isEmpty();
         assertThat(chaos.getMcpUrl()).isEqualTo(URI.create("http://127.0.0.1:18080/mcp"));

@@ -110,6 +110,27 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
         return self();
     }
 
+    /**
+     * Serves the operations listener (see {@code docs/operations.md}: {@code /metrics},
+     * {@code /health}, {@code /ready}; read-only, no token) on {@code address} (port 0: any free
+     * port); default: off. The {@link #metrics} registry must then be a Prometheus one; without
+     * one, a Prometheus registry with the JVM and Netty meters is made (the control API's, when
+     * both are on). Stopped when the proxy is closed.
+     */
+    @Override
+    public B operations(InetSocketAddress address) {
+        interceptors.operations(address);
+        return self();
+    }
+
+    /** The seed, and where it came from for {@code /status}'s {@code seed_source} (such as {@code env:POD_NAME}). */
+    @Override
+    public B seed(long seed, String source) {
+        interceptors.seed(seed);
+        interceptors.seedSource(source);
+        return self();
+    }
+
     /** Whether to reload the {@link #rules(Path) rule file} when it changes; default true. */
     @Override
     public B watchRules(boolean watch) {

@@ -37,6 +37,15 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
     /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
     B seed(long seed);
 
+    /** The seed, and where it came from, shown as {@code seed_source} on the control API's {@code /status}. */
+    B seed(long seed, String source);
+
+    /**
+     * Serves the operations listener ({@code /metrics}, {@code /health}, {@code /ready}; see
+     * {@code docs/operations.md}) on {@code address}; default: off. Read-only, so it needs no token.
+     */
+    B operations(InetSocketAddress address);
+
     /** Told about every fault the rules inject (on an event loop: do not block). */
     B faultListener(FaultListener listener);
 

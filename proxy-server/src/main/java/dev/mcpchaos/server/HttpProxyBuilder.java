@@ -15,10 +15,21 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
 
     private final HttpProxy.Builder delegate;
     private final URI upstream;
+    private boolean readyRequiresUpstream;
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
         this.upstream = upstream;
+    }
+
+    /**
+     * Whether the {@link #operations operations listener}'s {@code /ready} also asks that the
+     * upstream take TCP connections (checked every 2 s, each check within 1 s; {@code /ready}
+     * answers from the last one). Default false: ready once listening and not draining.
+     */
+    public HttpProxyBuilder readyRequiresUpstream(boolean requires) {
+        this.readyRequiresUpstream = requires;
+        return this;
     }
 
     /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}, {@link RunningHttp#mcpUrl()}). */
@@ -175,6 +186,10 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         }
         RuleEngine engine = interceptors.engine();
         String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
+        HttpDrain drain = new HttpDrain(proxy, interceptors.registry(), interceptors.events());
+        UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
+        interceptors.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
+                : upstreamCheck != null ? upstreamCheck.problem() : null);
         return new RunningHttp() {
             @Override
             public URI mcpUrl() {
@@ -207,8 +222,26 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
             }
 
             @Override
+            public InetSocketAddress operationsAddress() {
+                return interceptors.operationsAddress();
+            }
+
+            @Override
+            public boolean draining() {
+                return proxy.draining();
+            }
+
+            @Override
+            public HttpProxy.DrainReport drain(Duration timeout) {
+                return drain.run(timeout);
+            }
+
+            @Override
             public void close() {
                 try {
+                    if (upstreamCheck != null) {
+                        upstreamCheck.close();
+                    }
                     proxy.close();
                 } finally {
                     interceptors.close();
@@ -242,6 +275,27 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         default InetSocketAddress controlAddress() {
             return null;
         }
+
+        /** Where the operations listener listens, or null when there is none. */
+        default InetSocketAddress operationsAddress() {
+            return null;
+        }
+
+        /** Whether a {@link #drain} has begun. */
+        default boolean draining() {
+            return false;
+        }
+
+        /**
+         * Drains gracefully (what SIGTERM does in {@code mcp-chaos http}): stops accepting
+         * connections, turns {@code /ready} to 503 and closes idle connections at once; every
+         * answer from now on says {@code Connection: close}. Requests and SSE streams in flight get
+         * up to {@code timeout} to finish; then an SSE stream between events gets a final comment
+         * and a clean end of its chunked body, a request not yet answered a 503, anything else is
+         * cut. Logged, counted in {@code mcp.chaos.drain.exchanges} and written to the event log.
+         * Blocks until done; {@link #close} still follows.
+         */
+        HttpProxy.DrainReport drain(Duration timeout);
 
         /** Stops listening and closes every connection, then stops the control endpoint. */
         @Override

@@ -8,6 +8,7 @@ import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.control.ControlServer;
+import dev.mcpchaos.server.control.OperationsServer;
 import dev.mcpchaos.server.control.RuleFileWatcher;
 import dev.mcpchaos.server.events.EventLog;
 import dev.mcpchaos.server.events.EventRing;
@@ -57,6 +58,11 @@ final class InterceptorSetup {
     private AutoCloseable ownedBinders;
     private ControlServer controlServer;
     private RuleFileWatcher watcher;
+    private InetSocketAddress operations;
+    private OperationsServer operationsServer;
+    /** What the operations listener's /ready answers; the transport's builder sets it once it listens. */
+    private volatile OperationsServer.Readiness readiness = () -> "starting: the proxy does not listen yet";
+    private String seedSource;
 
     void logTraffic(int maxChars) {
         this.trafficChars = maxChars;
@@ -83,6 +89,43 @@ final class InterceptorSetup {
 
     void seed(long seed) {
         this.seed = seed;
+    }
+
+    /** Where the seed came from, for /status ({@code given}, {@code env:POD_NAME}); default {@code given}. */
+    void seedSource(String source) {
+        this.seedSource = Objects.requireNonNull(source, "source");
+    }
+
+    /** Where the run's seed came from: as set, else given, from the rule file, or generated. */
+    String seedSource() {
+        if (seed != null) {
+            return seedSource != null ? seedSource : "given";
+        }
+        return rules != null && rules.seed().isPresent() ? "file" : "generated";
+    }
+
+    void operations(InetSocketAddress address) {
+        this.operations = Objects.requireNonNull(address, "address");
+    }
+
+    /** What /ready answers from now on. */
+    void readiness(OperationsServer.Readiness readiness) {
+        this.readiness = Objects.requireNonNull(readiness, "readiness");
+    }
+
+    /** The registry the meters go to, or null; after {@link #build}. */
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The event log, or null; after {@link #build}. */
+    EventLog events() {
+        return events;
+    }
+
+    /** Where the operations listener listens, or null. */
+    InetSocketAddress operationsAddress() {
+        return operationsServer != null ? operationsServer.address() : null;
     }
 
     void faultListener(FaultListener listener) {
@@ -136,13 +179,16 @@ final class InterceptorSetup {
     List<FrameInterceptor> build(TransportKind transport) {
         if (control != null) {
             ControlServer.requireTokenBeyondLoopback(control, controlToken);
+        }
+        if (control != null || operations != null) {
             if (registry == null) {
                 registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
                 ownedBinders = ProxyMetrics.bindJvmAndNetty(registry);
             }
             if (!(registry instanceof PrometheusMeterRegistry)) {
                 throw new IllegalStateException("metrics: " + registry.getClass().getSimpleName()
-                        + " (expected: a PrometheusMeterRegistry, to serve /metrics on the control endpoint)");
+                        + " (expected: a PrometheusMeterRegistry, to serve /metrics on the control endpoint or the "
+                        + "operations listener)");
             }
         }
         metrics = registry != null ? new ProxyMetrics(registry) : null;
@@ -219,7 +265,16 @@ final class InterceptorSetup {
                             .token(controlToken)
                             .headTimeout(controlHeadTimeout)
                             .bodyTimeout(controlBodyTimeout)
+                            .seedSource(seedSource())
                             .start();
+                } catch (IOException e) {
+                    throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
+                }
+            }
+            if (operations != null) {
+                try {
+                    operationsServer = OperationsServer.start(operations, (PrometheusMeterRegistry) registry,
+                            () -> readiness.notReadyBecause());
                 } catch (IOException e) {
                     throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
                 }
@@ -257,6 +312,10 @@ final class InterceptorSetup {
         if (controlServer != null) {
             controlServer.close();
             controlServer = null;
+        }
+        if (operationsServer != null) {
+            operationsServer.close();
+            operationsServer = null;
         }
         if (ownedBinders != null) {
             try {

@@ -74,6 +74,11 @@ public final class McpChaosProxy {
             return null;
         }
 
+        /** Where the operations listener listens, or null when there is none. */
+        default InetSocketAddress operationsAddress() {
+            return null;
+        }
+
         /** Shuts down and waits for the server to exit; then stops the control endpoint. */
         @Override
         void close();
@@ -165,6 +170,7 @@ public final class McpChaosProxy {
                 throw e;
             }
             RuleEngine engine = interceptors.engine();
+            interceptors.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
             return new Running() {
                 @Override
                 public CompletableFuture<Integer> exitCode() {
@@ -184,6 +190,11 @@ public final class McpChaosProxy {
                 @Override
                 public InetSocketAddress controlAddress() {
                     return interceptors.controlAddress();
+                }
+
+                @Override
+                public InetSocketAddress operationsAddress() {
+                    return interceptors.operationsAddress();
                 }
 
                 @Override

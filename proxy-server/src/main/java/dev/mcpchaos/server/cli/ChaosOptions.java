@@ -37,6 +37,18 @@ final class ChaosOptions {
                     + "The seed used is logged at start, so a run can be repeated.")
     Long seed;
 
+    @Option(names = "--seed-from-env", paramLabel = "VAR",
+            description = "Derive the seed from the value of the environment variable VAR, such as POD_NAME: the same "
+                    + "value gives the same seed in every run (the first 8 bytes of its SHA-256, top bit cleared; see "
+                    + "docs/cli.md). --seed wins. A VAR that is not set or is empty is refused at start.")
+    String seedFromEnv;
+
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT|off",
+            description = "Serve the operations listener here: /metrics (Prometheus), /health (live) and /ready "
+                    + "(taking traffic), read-only and without a token (see docs/operations.md), such as "
+                    + "0.0.0.0:9464, or 'off'. Default: off.")
+    String metricsListen;
+
     /** The environment variable the control token may come from (safer than the command line, which ps shows). */
     static final String TOKEN_VARIABLE = "MCP_CHAOS_CONTROL_TOKEN";
 
@@ -98,6 +110,19 @@ final class ChaosOptions {
         }
         if (seed != null) {
             builder.seed(seed);
+        } else if (seedFromEnv != null) {
+            long derived = seedFromEnvironment(seedFromEnv, System.getenv(seedFromEnv));
+            builder.seed(derived, "env:" + seedFromEnv);
+            org.slf4j.LoggerFactory.getLogger(ChaosOptions.class).info("seed {} (from the environment variable {}='{}')",
+                    derived, seedFromEnv, System.getenv(seedFromEnv));
+        }
+        String operations = metricsAddress();
+        if (operations != null) {
+            try {
+                builder.operations(HttpCommand.parseAddress("--metrics-listen", operations));
+            } catch (IllegalArgumentException e) {
+                throw new OptionValueException(e.getMessage());
+            }
         }
         try {
             OutputStream out = openEvents(live);
@@ -127,6 +152,25 @@ final class ChaosOptions {
         }
     }
 
+    /**
+     * The seed for {@code --seed-from-env variable}, whose value is {@code value} (null: not set).
+     *
+     * @throws OptionValueException when the variable is not set or is empty
+     */
+    static long seedFromEnvironment(String variable, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new OptionValueException("--seed-from-env: the environment variable " + variable + " is "
+                    + (value == null ? "not set" : "empty") + " (expected: a variable with a value, such as POD_NAME "
+                    + "set from the pod's metadata.name, or --seed N)");
+        }
+        return SeedHash.of(value);
+    }
+
+    /** Where the operations listener is to listen; null when it is off. */
+    private String metricsAddress() {
+        return metricsListen == null || metricsListen.equalsIgnoreCase("off") ? null : metricsListen;
+    }
+
     /** A control timeout option's value: a duration above zero. */
     private static Duration controlTimeout(String option, String text) {
         try {
@@ -149,7 +193,7 @@ final class ChaosOptions {
             return null;
         }
         // The control endpoint serves /metrics from the registry the view reads: then it must be a Prometheus one.
-        return LiveConsole.openIfStderrIsTerminal(controlAddress() != null);
+        return LiveConsole.openIfStderrIsTerminal(controlAddress() != null || metricsAddress() != null);
     }
 
     /** Where the control API is to listen, as given (or by default); null when it is off. */

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** {@code mcp-chaos http --listen HOST:PORT --upstream URL}. */
 @Command(name = "http",
@@ -112,6 +113,18 @@ final class HttpCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     int maxSessions;
 
+    @Option(names = "--drain-timeout", paramLabel = "DURATION", defaultValue = "20s",
+            description = "On SIGTERM, how long requests and SSE streams in flight get to finish, while no new "
+                    + "connection is taken and /ready answers 503; then SSE streams get a final comment and a clean "
+                    + "end, requests not yet answered a 503, and the proxy exits 0. 0s: end them at once. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String drainTimeout;
+
+    @Option(names = "--ready-requires-upstream",
+            description = "The operations listener's /ready also asks that the upstream take connections (checked "
+                    + "every 2s, each within 1s). By default it is ready once listening and not draining.")
+    boolean readyRequiresUpstream;
+
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions().controlByDefault(DEFAULT_CONTROL);
 
@@ -147,19 +160,28 @@ final class HttpCommand implements Callable<Integer> {
                     + "for another address, or --control off)" : ""));
             return StdioCommand.exitCode(e);
         }
+        Duration drain = drainTimeout(); // checked in start(): valid here
         CountDownLatch stop = new CountDownLatch(1);
+        AtomicBoolean terminated = new AtomicBoolean();
         try (HttpProxyBuilder.RunningHttp proxy = running) {
             if (live != null) {
                 live.start(proxy.rules());
             }
             for (String name : new String[] {"TERM", "INT"}) {
                 try {
-                    Signal.handle(new Signal(name), s -> stop.countDown());
+                    Signal.handle(new Signal(name), s -> {
+                        terminated.compareAndSet(false, name.equals("TERM"));
+                        stop.countDown();
+                    });
                 } catch (IllegalArgumentException ignored) {
                     // no such signal here
                 }
             }
             stop.await();
+            if (terminated.get()) {
+                // SIGTERM is how an orchestrator stops a pod: what is in flight gets to finish.
+                proxy.drain(drain);
+            }
         }
         return 0;
     }
@@ -191,7 +213,9 @@ final class HttpCommand implements Callable<Integer> {
                     .requestHeadTimeout(Units.parseDuration(requestHeadTimeout))
                     .requestBodyTimeout(Units.parseDuration(requestBodyTimeout))
                     .minRequestBodyRate(parseRate(minRequestBodyRate))
-                    .sendTimeout(Units.parseDuration(sendTimeout));
+                    .sendTimeout(Units.parseDuration(sendTimeout))
+                    .readyRequiresUpstream(readyRequiresUpstream);
+            drainTimeout();
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -295,6 +319,20 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": '" + text + "' (expected: a port from 0 to 65535)");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /** {@code --drain-timeout}: a duration, 0 or more. */
+    Duration drainTimeout() {
+        try {
+            Duration timeout = Units.parseDuration(drainTimeout);
+            if (!timeout.isNegative()) {
+                return timeout;
+            }
+        } catch (IllegalArgumentException e) {
+            // answered below
+        }
+        throw new IllegalArgumentException("--drain-timeout: '" + drainTimeout
+                + "' (expected: a duration such as 20s or 1m, or 0s)");
     }
 
     /** A duration over zero, or an error that names the option and the value as given. */

@@ -71,6 +71,11 @@ public final class Main implements Runnable {
      * names one, else with all of them (for the usage, {@code help}, and picocli's "did you mean").
      */
     static CommandLine commandLine(String... args) {
+        return commandLine(System.getenv(), args);
+    }
+
+    /** {@link #commandLine(String...)}, with the options of http and stdio taken from {@code env} too. */
+    static CommandLine commandLine(Map<String, String> env, String... args) {
         CommandLine cli = new CommandLine(new Main());
         Supplier<Object> named = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
         if (named != null) {
@@ -79,15 +84,46 @@ public final class Main implements Runnable {
             SUBCOMMANDS.values().forEach(command -> cli.addSubcommand(command.get()));
             cli.addSubcommand(new CommandLine.HelpCommand());
         }
+        // After the subcommands: picocli hands the provider to those there now.
+        cli.setDefaultValueProvider(new EnvironmentDefaults(env));
         return cli;
     }
 
-    private static int execute(CommandLine cli, String... args) {
+    static int execute(CommandLine cli, String... args) {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("mcp-chaos: " + e.getMessage());
+            commandLine.getErr().println("mcp-chaos: " + environment(cli).explain(e.getMessage(), parseResult));
             return e instanceof OptionValueException ? OptionValueException.EXIT_CODE : 1;
         });
+        CommandLine.IParameterExceptionHandler usage = cli.getParameterExceptionHandler();
+        cli.setParameterExceptionHandler((e, arguments) -> {
+            String variable = fromEnvironment(cli, e);
+            if (variable == null) {
+                return usage.handleParseException(e, arguments);
+            }
+            // The value is not on the command line: the usage would not help, the variable's name does.
+            e.getCommandLine().getErr().println("mcp-chaos: " + variable + ": " + e.getMessage()
+                    + " (from the environment; fix or unset " + variable + ", or give "
+                    + ((CommandLine.Model.OptionSpec) e.getArgSpec()).longestName() + " on the command line)");
+            return OptionValueException.EXIT_CODE;
+        });
         return cli.execute(args);
+    }
+
+    private static EnvironmentDefaults environment(CommandLine cli) {
+        return (EnvironmentDefaults) cli.getDefaultValueProvider();
+    }
+
+    /** The variable that gave the value a parse error is about, or null when it is not about one. */
+    private static String fromEnvironment(CommandLine cli, CommandLine.ParameterException e) {
+        if (!(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)
+                || environment(cli).defaultValue(option) == null) {
+            return null;
+        }
+        CommandLine.ParseResult parsed = e.getCommandLine().getParseResult();
+        if (parsed != null && parsed.hasMatchedOption(option)) {
+            return null;
+        }
+        return EnvironmentDefaults.variableOf(option);
     }
 
     @Override

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.frame.Direction;
-import dev.mcpchaos.core.transport.NettyTransports;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.Rule;
 import dev.mcpchaos.rules.RuleEngine;
@@ -18,39 +17,12 @@ import dev.mcpchaos.server.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMessage;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,12 +36,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Locale;
 import java.util.NoSuchElementException;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The control API: see and steer a running proxy over HTTP. Every body is JSON; rule bodies may
@@ -96,7 +66,8 @@ import java.util.concurrent.TimeUnit;
  * dropped, never held.
  * Bodies are UTF-8: one that is not is refused (400).
  *
- * <p>Served by Netty on an event loop of its own, apart from the proxy's, so that no client
+ * <p>Served by {@link HttpEndpoint} (shared with the {@link OperationsServer operations listener})
+ * with Netty on an event loop of its own, apart from the proxy's, so that no client
  * (with a token or without) can hold it for the others: every connection is read as its bytes
  * come, and each phase of a request has a deadline. Limits, with their defaults:
  * <ul>
@@ -132,59 +103,45 @@ public final class ControlServer implements AutoCloseable {
     /** Time a connection with nothing of a request read is kept, by default. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
 
-    private static final int MAX_REQUEST_LINE_BYTES = 8 * 1024;
-    private static final int MAX_HEADER_BYTES = 16 * 1024;
-    /** Requests read ahead of their answers while a client does not read; more close the connection. */
-    private static final int MAX_REQUESTS_WAITING = 16;
-
     private static final ObjectMapper JSON = JsonMapper.builder().build();
     private static final String JSON_TYPE = "application/json";
     private static final String TEXT_TYPE = "text/plain; charset=utf-8";
 
-    private final EventLoopGroup group;
-    private final Channel serverChannel;
+    private final HttpEndpoint endpoint;
     private final PrometheusMeterRegistry registry;
     private final RuleEngine engine;
     private final TransportKind transport;
     private final EventRing events;
+    private final String seedSource;
     private final byte[] token;
-    private final long headTimeoutNanos;
-    private final long bodyTimeoutNanos;
-    private final long idleTimeoutNanos;
-    private final Counter headTimeouts;
-    private final Counter bodyTimeouts;
-    private final Counter sendTimeouts;
 
     private ControlServer(Builder b) throws IOException {
         this.registry = b.registry;
         this.engine = b.engine;
         this.transport = b.transport;
         this.events = b.events;
+        this.seedSource = b.seedSource;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
-        this.headTimeoutNanos = b.headTimeout.toNanos();
-        this.bodyTimeoutNanos = b.bodyTimeout.toNanos();
-        this.idleTimeoutNanos = b.idleTimeout.toNanos();
-        this.headTimeouts = timeoutCounter("head");
-        this.bodyTimeouts = timeoutCounter("body");
-        this.sendTimeouts = timeoutCounter("send");
-        // One loop is enough: no request waits on anything, and a slow client costs it nothing.
-        this.group = NettyTransports.newEventLoopGroup(1, "mcp-chaos-control");
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(group)
-                .channel(NettyTransports.serverChannelType())
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        new Connection().install(ch);
-                    }
-                });
+        HttpEndpoint.TimeoutCounters timeouts = new HttpEndpoint.TimeoutCounters(timeoutCounter("head"),
+                timeoutCounter("body"), timeoutCounter("send"));
+        this.endpoint = new HttpEndpoint("control", b.address, new HttpEndpoint.Handler() {
+            @Override
+            public FullHttpResponse handle(FullHttpRequest request, String peer) {
+                return ControlServer.this.handle(request, peer);
+            }
+
+            @Override
+            public boolean answerFromHead(HttpRequest head) {
+                return !isHealth(head.method().name(), pathOf(head)) && refusedBecause(head) != null;
+            }
+        }, MAX_BODY_BYTES, b.headTimeout, b.bodyTimeout, b.idleTimeout, timeouts);
+    }
+
+    private static String pathOf(HttpRequest request) {
         try {
-            serverChannel = bootstrap.bind(b.address).syncUninterruptibly().channel();
-        } catch (Exception e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-            throw new IOException("cannot listen for control requests on " + b.address.getHostString() + ":"
-                    + b.address.getPort() + ": " + e.getMessage(), e);
+            return new QueryStringDecoder(request.uri()).path();
+        } catch (IllegalArgumentException e) {
+            return request.uri(); // not /health: the token is asked, and the 400 comes after
         }
     }
 
@@ -221,7 +178,7 @@ public final class ControlServer implements AutoCloseable {
 
     /** The address it listens on (the real port when 0 was asked for). */
     public InetSocketAddress address() {
-        return (InetSocketAddress) serverChannel.localAddress();
+        return endpoint.address();
     }
 
     /** An answer to a request: status, content type, body. */
@@ -260,7 +217,7 @@ public final class ControlServer implements AutoCloseable {
         String method = http.method().name();
         FullHttpResponse response;
         if (!http.decoderResult().isSuccess()) {
-            response = malformed(http);
+            response = HttpEndpoint.malformed(http);
         } else {
             Reply reply;
             String allow = null;
@@ -306,29 +263,6 @@ public final class ControlServer implements AutoCloseable {
                     + " (expected: a path and query with valid %-escapes)");
         }
         return uri;
-    }
-
-    /** The answer to a request the decoder could not read: its status, and the connection is closed. */
-    private static FullHttpResponse malformed(FullHttpRequest http) {
-        Throwable cause = http.decoderResult().cause();
-        int status;
-        String message;
-        if (cause instanceof TooLongHttpLineException) {
-            status = 414;
-            message = "the request line is longer than " + MAX_REQUEST_LINE_BYTES + " bytes";
-        } else if (cause instanceof TooLongHttpHeaderException) {
-            status = 431;
-            message = "the request's header block is larger than " + MAX_HEADER_BYTES + " bytes";
-        } else if (cause instanceof TooLongFrameException) {
-            status = 400;
-            message = "the request is too large to read: " + cause.getMessage();
-        } else {
-            status = 400;
-            message = "the request is not valid HTTP/1.1: " + cause;
-        }
-        FullHttpResponse response = response(Reply.error(status, message), false);
-        HttpUtil.setKeepAlive(response, false);
-        return response;
     }
 
     private void authorize(HttpRequest http, String method, String path, String peer) {
@@ -445,6 +379,7 @@ public final class ControlServer implements AutoCloseable {
         ObjectNode status = JSON.createObjectNode();
         status.put("transport", transport.name().toLowerCase(Locale.ROOT));
         status.put("seed", engine.seed());
+        status.put("seed_source", seedSource);
         status.put("uptime_seconds", engine.uptime().toMillis() / 1000.0);
         status.put("faults_enabled", engine.faultsEnabled());
         Gauge sessions = registry.find(ProxyMetrics.SESSIONS_ACTIVE).gauge();
@@ -545,299 +480,15 @@ public final class ControlServer implements AutoCloseable {
     }
 
     private static FullHttpResponse response(Reply reply, boolean head) {
-        byte[] bytes = reply.body.getBytes(StandardCharsets.UTF_8);
-        boolean noBody = head || reply.status == 204;
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(reply.status), noBody ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, reply.contentType);
-        if (reply.status != 204) {
-            // A HEAD answer says how long the GET's body would be.
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-        }
-        return response;
+        return HttpEndpoint.response(reply.status, reply.contentType, reply.body, head);
     }
 
     /** Stops listening and closes every connection at once. */
     @Override
     public void close() {
-        serverChannel.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        endpoint.close();
     }
 
-    /**
-     * One client connection: the deadline of the phase it is in, and its answers in order. Its
-     * handlers run on the connection's event loop only.
-     */
-    private final class Connection {
-        /** What the connection waits for: a request to begin, the rest of its head, or of its body. */
-        private enum Phase { IDLE, HEAD, BODY }
-
-        private Channel channel;
-        private Phase phase = Phase.IDLE;
-        private ScheduledFuture<?> deadline;
-        private ScheduledFuture<?> sendDeadline;
-        /** Requests read while the client was not reading its answers; answered once it does. */
-        private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
-        /** The request being read was answered already (401, 413): the rest of its body is dropped. */
-        private boolean answeredEarly;
-        private String peer;
-
-        void install(SocketChannel ch) {
-            channel = ch;
-            peer = ch.remoteAddress() == null ? "?" : ch.remoteAddress().getAddress().getHostAddress();
-            ch.pipeline().addLast(new FirstByte());
-            ch.pipeline().addLast(new HttpServerCodec(MAX_REQUEST_LINE_BYTES, MAX_HEADER_BYTES, 64 * 1024));
-            ch.pipeline().addLast(new Deadlines());
-            ch.pipeline().addLast(new Authorize());
-            ch.pipeline().addLast(new BodyLimit());
-            ch.pipeline().addLast(new Answers());
-            ch.closeFuture().addListener(f -> {
-                cancel();
-                cancelSend();
-                waiting.forEach(ReferenceCountUtil::release);
-                waiting.clear();
-            });
-            enter(Phase.IDLE);
-        }
-
-        private void enter(Phase next) {
-            phase = next;
-            cancel();
-            long nanos = switch (next) {
-                case IDLE -> idleTimeoutNanos;
-                case HEAD -> headTimeoutNanos;
-                case BODY -> bodyTimeoutNanos;
-            };
-            deadline = channel.eventLoop().schedule(() -> expire(next), nanos, TimeUnit.NANOSECONDS);
-        }
-
-        private void cancel() {
-            if (deadline != null) {
-                deadline.cancel(false);
-                deadline = null;
-            }
-        }
-
-        private void cancelSend() {
-            if (sendDeadline != null) {
-                sendDeadline.cancel(false);
-                sendDeadline = null;
-            }
-        }
-
-        private void expire(Phase expired) {
-            if (phase != expired || !channel.isActive()) {
-                return;
-            }
-            deadline = null;
-            if (expired == Phase.IDLE) {
-                channel.close(); // nothing of a request was read: nothing to answer
-                return;
-            }
-            if (expired == Phase.BODY && answeredEarly) {
-                bodyTimeouts.increment();
-                log.debug("control connection from {} closed: the body of a request answered already was not "
-                        + "complete after {}", peer, human(Duration.ofNanos(bodyTimeoutNanos)));
-                channel.close(); // it has its answer; a 408 after it would answer one request twice
-                return;
-            }
-            Duration limit = Duration.ofNanos(expired == Phase.HEAD ? headTimeoutNanos : bodyTimeoutNanos);
-            String message = expired == Phase.HEAD
-                    ? "the request head was not complete " + human(limit) + " after its first byte (expected: the "
-                    + "whole head within " + human(limit) + ")"
-                    : "the request body was not complete " + human(limit) + " after the head (expected: the whole "
-                    + "body within " + human(limit) + ")";
-            (expired == Phase.HEAD ? headTimeouts : bodyTimeouts).increment();
-            log.debug("control connection from {} closed with 408: {}", peer, message);
-            channel.config().setAutoRead(false);
-            // Straight to the socket, under the codec: the decoder is mid-request, and this ends it.
-            byte[] body = Reply.error(408, message).body.getBytes(StandardCharsets.UTF_8);
-            String head = "HTTP/1.1 408 Request Timeout\r\nContent-Type: " + JSON_TYPE + "\r\nContent-Length: "
-                    + body.length + "\r\nConnection: close\r\n\r\n";
-            ByteBuf out = channel.alloc().buffer(head.length() + body.length);
-            out.writeCharSequence(head, StandardCharsets.US_ASCII);
-            out.writeBytes(body);
-            channel.pipeline().firstContext().writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
-        }
-
-        /** Before the codec: the first byte of a request starts the head's deadline. */
-        private final class FirstByte extends ChannelInboundHandlerAdapter {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (phase == Phase.IDLE && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-                    enter(Phase.HEAD);
-                }
-                ctx.fireChannelRead(msg);
-            }
-        }
-
-        /** After the codec: the end of the head starts the body's deadline, the end of the body ends it. */
-        private final class Deadlines extends ChannelInboundHandlerAdapter {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (msg instanceof HttpRequest) {
-                    enter(Phase.BODY);
-                }
-                if (msg instanceof LastHttpContent) {
-                    enter(Phase.IDLE);
-                }
-                ctx.fireChannelRead(msg);
-                if (msg instanceof LastHttpContent) {
-                    answeredEarly = false;
-                }
-            }
-        }
-
-        /**
-         * Refuses a request without the token at its head, before any of its body is held: the
-         * body is read and dropped, and the 401 takes its turn among the answers as a request
-         * with no body.
-         */
-        private final class Authorize extends ChannelInboundHandlerAdapter {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (msg instanceof HttpRequest request && !(msg instanceof FullHttpRequest)
-                        && request.decoderResult().isSuccess() && !isHealth(request.method().name(), pathOf(request))
-                        && refusedBecause(request) != null) {
-                    answeredEarly = true;
-                    ctx.fireChannelRead(new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
-                            request.uri(), Unpooled.EMPTY_BUFFER, request.headers(), EmptyHttpHeaders.INSTANCE));
-                    return;
-                }
-                if (answeredEarly && msg instanceof HttpContent) {
-                    ReferenceCountUtil.release(msg);
-                    return;
-                }
-                ctx.fireChannelRead(msg);
-            }
-
-            private String pathOf(HttpRequest request) {
-                try {
-                    return new QueryStringDecoder(request.uri()).path();
-                } catch (IllegalArgumentException e) {
-                    return request.uri(); // not /health: the token is asked, and the 400 comes after
-                }
-            }
-        }
-
-        /** The aggregator, with the control API's own 413: JSON, and the rest of the body read and dropped. */
-        private final class BodyLimit extends HttpObjectAggregator {
-            BodyLimit() {
-                super(MAX_BODY_BYTES);
-            }
-
-            @Override
-            protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-                String method = oversized instanceof HttpRequest r ? r.method().name() : "?";
-                String uri = oversized instanceof HttpRequest r ? r.uri() : "?";
-                FullHttpResponse response = response(Reply.error(413, method + " " + uri + ": the body is larger "
-                        + "than " + MAX_BODY_BYTES + " bytes"), false);
-                // Kept open, the rest of the body is read and dropped (within the body's deadline),
-                // so that a client that sends all before it reads still gets this answer.
-                boolean keepAlive = !(oversized instanceof FullHttpRequest) && HttpUtil.isKeepAlive(oversized);
-                answeredEarly = true;
-                HttpUtil.setKeepAlive(response, keepAlive);
-                ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
-                        : ChannelFutureListener.CLOSE);
-            }
-        }
-
-        /** Answers each request in turn; holds further ones back while the client does not read. */
-        private final class Answers extends ChannelInboundHandlerAdapter {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (!(msg instanceof FullHttpRequest request)) {
-                    ReferenceCountUtil.release(msg);
-                    return;
-                }
-                if (!waiting.isEmpty() || !channel.isWritable()) {
-                    if (waiting.size() >= MAX_REQUESTS_WAITING) {
-                        request.release();
-                        sendTimeouts.increment(); // the same cause: it does not read its answers
-                        log.debug("control connection from {} closed: {} requests sent ahead of their answers, "
-                                + "which it does not read", peer, MAX_REQUESTS_WAITING);
-                        channel.close();
-                        return;
-                    }
-                    waiting.add(request);
-                    holdBack();
-                    return;
-                }
-                answer(ctx, request);
-            }
-
-            @Override
-            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                if (channel.isWritable()) {
-                    cancelSend();
-                    while (!waiting.isEmpty() && channel.isWritable()) {
-                        answer(ctx, waiting.poll());
-                    }
-                    if (waiting.isEmpty() && channel.isWritable() && channel.isActive()) {
-                        channel.config().setAutoRead(true);
-                    } else {
-                        holdBack();
-                    }
-                }
-                ctx.fireChannelWritabilityChanged();
-            }
-
-            @Override
-            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                // A reset by a client that went away, mostly: its business, not a warning.
-                log.debug("control connection from {} failed", peer, cause);
-                ctx.close();
-            }
-
-            private void answer(ChannelHandlerContext ctx, FullHttpRequest request) {
-                FullHttpResponse response;
-                boolean keepAlive;
-                try {
-                    response = handle(request, peer);
-                    keepAlive = request.decoderResult().isSuccess() && HttpUtil.isKeepAlive(request)
-                            && HttpUtil.isKeepAlive(response);
-                } finally {
-                    request.release();
-                }
-                HttpUtil.setKeepAlive(response, keepAlive);
-                if (keepAlive && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
-                    // An HTTP/1.0 client keeps the connection only when told so.
-                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-                }
-                if (!keepAlive) {
-                    channel.config().setAutoRead(false);
-                    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-                    return;
-                }
-                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-                if (!channel.isWritable()) {
-                    holdBack();
-                }
-            }
-
-            /** Reads no more of a client that does not read, and gives it the body's deadline to start again. */
-            private void holdBack() {
-                channel.config().setAutoRead(false);
-                if (sendDeadline == null) {
-                    sendDeadline = channel.eventLoop().schedule(() -> {
-                        sendDeadline = null;
-                        if (channel.isActive() && (!channel.isWritable() || !waiting.isEmpty())) {
-                            sendTimeouts.increment();
-                            log.debug("control connection from {} closed: it read none of its answers for {}", peer,
-                                    human(Duration.ofNanos(bodyTimeoutNanos)));
-                            channel.close();
-                        }
-                    }, bodyTimeoutNanos, TimeUnit.NANOSECONDS);
-                }
-            }
-        }
-    }
-
-    /** {@code 10s}, {@code 1.5s}, {@code 250ms}. */
-    private static String human(Duration duration) {
-        long millis = duration.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + "s" : millis >= 1000 ? millis / 1000.0 + "s" : millis + "ms";
-    }
 
     /** Configures a {@link ControlServer}. */
     public static final class Builder {
@@ -846,6 +497,7 @@ public final class ControlServer implements AutoCloseable {
         private final RuleEngine engine;
         private final TransportKind transport;
         private EventRing events;
+        private String seedSource = "given";
         private String token;
         private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
         private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
@@ -862,6 +514,15 @@ public final class ControlServer implements AutoCloseable {
         /** The recent events {@code GET /events} serves; without, it answers 404. */
         public Builder events(EventRing events) {
             this.events = events;
+            return this;
+        }
+
+        /**
+         * Where the run's seed came from, shown as {@code seed_source} on {@code /status}:
+         * {@code given}, {@code env:VAR}, {@code file} or {@code generated}; default {@code given}.
+         */
+        public Builder seedSource(String source) {
+            this.seedSource = Objects.requireNonNull(source, "source");
             return this;
         }
 

@@ -190,6 +190,31 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         });
     }
 
+    /** A graceful drain began (SIGTERM): connections with an exchange in flight, and the timeout. */
+    public void drainStarted(int inFlight, long timeoutMillis) {
+        write("drain_started", null, g -> {
+            g.writeNumberField("in_flight", inFlight);
+            g.writeNumberField("timeout_ms", timeoutMillis);
+        });
+    }
+
+    /**
+     * A graceful drain ended: of the exchanges in flight, how many finished by themselves, how
+     * many SSE streams the proxy ended, how many requests it answered 503, how many it cut.
+     */
+    public void drainEnded(int inFlight, int finished, int ended, int answered, int cut, int idleClosed,
+                           long tookMillis) {
+        write("drain_ended", null, g -> {
+            g.writeNumberField("in_flight", inFlight);
+            g.writeNumberField("finished", finished);
+            g.writeNumberField("ended", ended);
+            g.writeNumberField("answered", answered);
+            g.writeNumberField("cut", cut);
+            g.writeNumberField("idle_closed", idleClosed);
+            g.writeNumberField("took_ms", tookMillis);
+        });
+    }
+
     @Override
     public void close() {
         if (closeOut && out != null) {

@@ -66,6 +66,16 @@ public final class ProxyMetrics {
     public static final String MESSAGES_DISCARDED = "mcp.chaos.messages.discarded";
     /** Counter: control API connections closed because a request phase took too long; tag phase (head, body, send). */
     public static final String CONTROL_TIMEOUTS = "mcp.chaos.control.timeouts";
+    /** Counter: operations listener connections closed because a request phase took too long; tag phase (head, body, send). */
+    public static final String OPERATIONS_TIMEOUTS = "mcp.chaos.operations.timeouts";
+    /** Gauge: 1 while the HTTP proxy drains on its way down (SIGTERM), else 0. */
+    public static final String DRAINING = "mcp.chaos.draining";
+    /**
+     * Counter: exchanges (requests and SSE streams) in flight when a drain began, by how each
+     * ended; tag outcome (finished: within the drain timeout; ended: an SSE stream ended by the
+     * proxy with a final comment; answered: answered 503 before the upstream did; cut: closed).
+     */
+    public static final String DRAIN_EXCHANGES = "mcp.chaos.drain.exchanges";
 
     /** The method tag of a message whose method is not one of {@link #KNOWN_METHODS}. */
     public static final String OTHER = "other";

@@ -31,6 +31,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -38,6 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -990,6 +992,40 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 afterHeld(this::cutClient);
             }
         });
+    }
+
+    /**
+     * The drain's deadline passed with this exchange in flight (on the client's loop): an SSE
+     * stream that stands between events gets {@link HttpProxy#DRAIN_SSE_COMMENT} and the end of
+     * its chunked body; a request not yet answered gets a 503; anything else is cut.
+     */
+    HttpProxy.DrainOutcome endForDrain() {
+        if (phase == Phase.DONE) {
+            return HttpProxy.DrainOutcome.CUT;
+        }
+        answeredHere = true; // what the upstream still sends is not for the client any more
+        frontend.closeUpstream();
+        if (!begun()) {
+            log.info("{} {}: not answered when the drain timeout ran out: answered 503", head.method(), head.uri());
+            respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, requestId, "mcp-chaos: the proxy is shutting "
+                    + "down and the upstream had not answered within the drain timeout", false);
+            return HttpProxy.DrainOutcome.ANSWERED;
+        }
+        if (body instanceof SseResponseBody && ((SseResponseBody) body).atEventStart()) {
+            body.writeQueued();
+            downstream.write(new DefaultHttpContent(Unpooled.copiedBuffer(HttpProxy.DRAIN_SSE_COMMENT + "\n\n",
+                    StandardCharsets.UTF_8)));
+            downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            moveTo(Phase.DONE);
+            frontend.stopResponseTimer(this);
+            releaseHeld();
+            frontend.exchangeDone(this, false);
+            return HttpProxy.DrainOutcome.ENDED;
+        }
+        log.info("{} {}: cut when the drain timeout ran out ({})", head.method(), head.uri(),
+                body instanceof SseResponseBody ? "mid-event" : "mid-body");
+        cutClient();
+        return HttpProxy.DrainOutcome.CUT;
     }
 
     /** The client's connection closed: let go of everything. */

@@ -388,11 +388,41 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * A drain begins (on this connection's loop): an idle connection is closed now, a busy one
+     * is kept until its exchange is over. Returns whether it has an exchange in flight.
+     */
+    boolean beginDrain() {
+        if (!ctx.channel().isActive()) {
+            return false;
+        }
+        if (betweenRequests()) {
+            ctx.close();
+            return false;
+        }
+        return true;
+    }
+
+    /** The drain's deadline passed with this connection still busy: end its exchange as well as can be. */
+    HttpProxy.DrainOutcome endForDrain() {
+        if (!ctx.channel().isActive()) {
+            return HttpProxy.DrainOutcome.FINISHED;
+        }
+        Exchange exchange = current;
+        HttpProxy.DrainOutcome outcome = exchange != null ? exchange.endForDrain() : HttpProxy.DrainOutcome.CUT;
+        closing = true;
+        if (ctx.channel().isActive() && outcome == HttpProxy.DrainOutcome.CUT) {
+            ctx.close();
+        }
+        return outcome;
+    }
+
     /** The exchange is answered: serve the next request, or close. */
     void exchangeDone(Exchange exchange, boolean keepAlive) {
         if (exchange != current) {
             return;
         }
+        keepAlive &= !proxy.draining(); // draining: every connection closes after its answer
         current = null;
         lastActive = ticker();
         if (exchange.leftUpstreamIdle()) {
@@ -773,8 +803,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
 
     /** Closes the upstream connection (its state is unknown after a timeout or an injected answer). */
     void closeUpstream() {
-        if (upstream != null) {
-            upstream.close();
+        if (upstream != null && !(upstreamReady.isDone() && !upstreamReady.isSuccess())) {
+            upstream.close(); // one that failed to connect is closed already, and may have no event loop to close on
         }
         upstreamReady = null;
         upstream = null;
@@ -815,7 +845,10 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
+        if (msg instanceof HttpResponse && proxy.draining()) {
+            // Draining: the connection closes after this answer, and the client is told so.
+            ((HttpResponse) msg).headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
             HttpHeaders headers = ((HttpResponse) msg).headers();
             if (!headers.contains(HttpHeaderNames.CONNECTION)) {
                 headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
@@ -853,29 +886,44 @@ final class FrontendHandler extends ChannelDuplexHandler {
             deadlineTimer = null;
         }
         awaitingResponse = null;
-        // The upstream first: whatever else fails here, a client that left must not leave its
-        // upstream stream open.
-        if (upstream != null) {
-            if (current == null && !upstreamBusy && upstreamReady.isDone() && upstreamReady.isSuccess()
-                    && upstream.isActive()) {
-                upstream.pipeline().get(BackendHandler.class).frontend = null;
-                proxy.upstreamPool().release(upstream);
-            } else {
-                upstream.close();
-            }
-            upstream = null;
-            upstreamReady = null;
-        }
+        // The upstream first: a client that left must not leave its upstream stream open. Then,
+        // whatever that did, the exchange and what waits let go of their buffers (fuzzing
+        // finding F7: closing an upstream channel whose registration had failed threw, and the
+        // body of the exchange in progress was never released).
         try {
-            if (current != null) {
-                current.abort();
-                current = null;
-            }
+            releaseUpstream();
         } finally {
-            for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
-                ReferenceCountUtil.release(msg);
+            try {
+                if (current != null) {
+                    current.abort();
+                    current = null;
+                }
+            } finally {
+                for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
+                    ReferenceCountUtil.release(msg);
+                }
+                super.channelInactive(ctx);
             }
-            super.channelInactive(ctx);
+        }
+    }
+
+    /** The client left: its upstream connection goes back to the pool when it is idle and sound, else is closed. */
+    private void releaseUpstream() {
+        Channel channel = upstream;
+        ChannelFuture ready = upstreamReady;
+        upstream = null;
+        upstreamReady = null;
+        if (channel == null) {
+            return;
+        }
+        if (ready.isDone() && !ready.isSuccess()) {
+            return; // a connection that failed is closed already (and may never have been registered)
+        }
+        if (current == null && !upstreamBusy && ready.isDone() && channel.isActive()) {
+            channel.pipeline().get(BackendHandler.class).frontend = null;
+            proxy.upstreamPool().release(channel);
+        } else {
+            channel.close();
         }
     }
 

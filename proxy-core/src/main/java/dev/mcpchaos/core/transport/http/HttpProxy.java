@@ -165,6 +165,10 @@ public final class HttpProxy implements AutoCloseable {
     }
 
     private void initClientChannel(SocketChannel ch) {
+        if (draining) {
+            ch.close(); // accepted just before the listener closed: a client retries elsewhere
+            return;
+        }
         if (connections.incrementAndGet() > config.maxConnections) {
             connections.decrementAndGet();
             config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.CONNECTIONS, null,
@@ -231,6 +235,137 @@ public final class HttpProxy implements AutoCloseable {
 
     Class<? extends SocketChannel> socketChannelType() {
         return NettyTransports.socketChannelType();
+    }
+
+    // ---- graceful drain -------------------------------------------------------------------------------
+
+    /** How an exchange in flight when a drain began came to its end. */
+    public enum DrainOutcome {
+        /** It ended by itself within the drain timeout (answered, its stream ended, or its client left). */
+        FINISHED,
+        /** An SSE stream the proxy ended at the deadline: a final comment, then the end of the chunked body. */
+        ENDED,
+        /** A request the upstream had not begun to answer by the deadline: answered 503 with a JSON-RPC error. */
+        ANSWERED,
+        /** Closed at the deadline without a proper end: a body mid-way, or an SSE stream mid-event. */
+        CUT
+    }
+
+    /**
+     * What a drain found and did: the connections with an exchange in flight when it began (and
+     * the idle ones it closed then), and how many of those exchanges ended each way.
+     */
+    public record DrainReport(int inFlight, int idleClosed, int finished, int ended, int answered, int cut,
+                              Duration took) {
+        /** How many ended as {@code outcome}. */
+        public int count(DrainOutcome outcome) {
+            return switch (outcome) {
+                case FINISHED -> finished;
+                case ENDED -> ended;
+                case ANSWERED -> answered;
+                case CUT -> cut;
+            };
+        }
+    }
+
+    /** The SSE comment an SSE stream ends with when the proxy ends it at a drain's deadline. */
+    public static final String DRAIN_SSE_COMMENT = ": mcp-chaos: the proxy is shutting down; reconnect to carry on";
+
+    private volatile boolean draining;
+    private List<Channel> drainingBusy = List.of();
+    private int drainingIdle;
+    private long drainStartNanos;
+
+    /** Whether a drain has begun ({@link #beginDrain}): no new connection is taken. */
+    public boolean draining() {
+        return draining;
+    }
+
+    /**
+     * Begins a graceful drain: stops accepting connections and closes the idle ones at once; from
+     * now on every answer says {@code Connection: close} and its connection closes after it. The
+     * exchanges in flight (requests, SSE streams) go on; {@link #finishDrain} waits for them.
+     *
+     * @return how many connections have an exchange in flight
+     */
+    public synchronized int beginDrain() {
+        if (draining) {
+            return drainingBusy.size();
+        }
+        draining = true;
+        drainStartNanos = System.nanoTime();
+        serverChannel.close().syncUninterruptibly();
+        List<Channel> busy = new ArrayList<>();
+        int idle = 0;
+        for (Channel ch : List.copyOf(clients)) {
+            FrontendHandler frontend = ch.pipeline().get(FrontendHandler.class);
+            if (frontend == null) {
+                continue;
+            }
+            boolean inFlight;
+            try {
+                inFlight = ch.eventLoop().submit(frontend::beginDrain).get(2, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                inFlight = ch.isActive(); // its loop is gone or stuck: the deadline deals with it
+            }
+            if (inFlight) {
+                busy.add(ch);
+            } else {
+                idle++;
+            }
+        }
+        drainingBusy = busy;
+        drainingIdle = idle;
+        return busy.size();
+    }
+
+    /**
+     * Waits up to {@code timeout} for the exchanges in flight when {@link #beginDrain} ran (begun
+     * here if it was not), then ends those left as {@link DrainOutcome} says. The proxy still has
+     * to be {@link #close closed}.
+     */
+    public DrainReport finishDrain(Duration timeout) {
+        beginDrain();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Channel> busy;
+        synchronized (this) {
+            busy = drainingBusy;
+        }
+        int finished = 0;
+        List<Channel> left = new ArrayList<>();
+        for (Channel ch : busy) {
+            long remaining = deadline - System.nanoTime();
+            if (ch.closeFuture().awaitUninterruptibly(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
+                finished++;
+            } else {
+                left.add(ch);
+            }
+        }
+        int ended = 0;
+        int answered = 0;
+        int cut = 0;
+        for (Channel ch : left) {
+            FrontendHandler frontend = ch.pipeline().get(FrontendHandler.class);
+            DrainOutcome outcome;
+            try {
+                outcome = frontend == null ? DrainOutcome.FINISHED
+                        : ch.eventLoop().submit(frontend::endForDrain).get(2, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                ch.close();
+                outcome = DrainOutcome.CUT;
+            }
+            switch (outcome) {
+                case FINISHED -> finished++;
+                case ENDED -> ended++;
+                case ANSWERED -> answered++;
+                case CUT -> cut++;
+            }
+        }
+        for (Channel ch : left) {
+            ch.closeFuture().awaitUninterruptibly(2, TimeUnit.SECONDS); // the last bytes on their way
+        }
+        return new DrainReport(busy.size(), drainingIdle, finished, ended, answered, cut,
+                Duration.ofNanos(System.nanoTime() - drainStartNanos));
     }
 
     /** Stops listening, closes every connection and waits for the event loops to stop. */

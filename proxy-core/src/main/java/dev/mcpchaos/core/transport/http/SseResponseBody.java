@@ -61,6 +61,14 @@ final class SseResponseBody implements ResponseBody {
         this.observeLent = out::observeLent;
     }
 
+    /**
+     * Whether what went to the client ends where an event begins: always once framed (only whole
+     * events are written), as the relayed bytes say before.
+     */
+    boolean atEventStart() {
+        return relay == null || relay.atEventStart();
+    }
+
     /** Whether the stream is framed: every event from here on passes the chain. */
     boolean framed() {
         return framer != null;

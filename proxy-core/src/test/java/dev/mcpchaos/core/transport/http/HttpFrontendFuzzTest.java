@@ -6,7 +6,6 @@ import dev.mcpchaos.testing.Cuts;
 import dev.mcpchaos.testing.TrackingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.HttpServerCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -21,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Coverage-guided fuzzing of the proxy's client-facing HTTP pipeline (Jazzer; see
- * docs/fuzzing.md): arbitrary bytes from a client into {@link HttpServerCodec} and
+ * docs/fuzzing.md): arbitrary bytes from a client into the codec and
  * {@link FrontendHandler} on an {@link EmbeddedChannel}, wired as {@code HttpProxy} wires a client
  * connection. The proxy is real; its upstream is a closed port on 127.0.0.1, and an upstream
  * connection cannot be made from an embedded channel's loop anyway, so every request that gets
@@ -65,9 +64,8 @@ class HttpFrontendFuzzTest {
             TrackingAllocator alloc = new TrackingAllocator();
             EmbeddedChannel client = new EmbeddedChannel();
             client.config().setAllocator(alloc);
-            // As HttpProxy.initClientChannel wires a client connection.
-            client.pipeline().addLast(new HttpServerCodec(8192, proxy.config().maxHeaderSize, 64 * 1024));
-            client.pipeline().addLast(new FrontendHandler(proxy));
+            // Wired as a real client connection is, read watch and codec included.
+            proxy.initClientPipeline(client.pipeline(), new FrontendHandler(proxy));
             StringBuilder received = new StringBuilder();
             String what = chunks.size() + " chunks";
             try {
