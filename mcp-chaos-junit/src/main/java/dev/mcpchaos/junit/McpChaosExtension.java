@@ -82,6 +82,7 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
     private Long seed;
     private Lifecycle lifecycle;
     private boolean control;
+    private boolean resetBeforeEach = true;
     private final List<Consumer<ChaosBuilder<?>>> settings = new ArrayList<>();
 
     private ChaosProxy current;
@@ -182,6 +183,16 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         return this;
     }
 
+    /**
+     * Whether the rules are reset and the test's seed given before each test (default true). With
+     * {@code false} and one proxy per class, a test meets the rules (and counters) the test before
+     * left, and draws on from the class's seed.
+     */
+    public McpChaosExtension resetBeforeEach(boolean reset) {
+        this.resetBeforeEach = reset;
+        return this;
+    }
+
     /** Any other setting of the proxy's builder, such as {@code b -> b.logTraffic(200)}. */
     public McpChaosExtension configure(Consumer<ChaosBuilder<?>> setting) {
         settings.add(Objects.requireNonNull(setting, "setting"));
@@ -253,8 +264,11 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         testSeed = seedOf(context);
         testName = context.getDisplayName();
         if (perClassStarted) {
-            current.rules().reset("before " + context.getUniqueId(), testSeed);
-            // TODO(journal): reset the journal here too once it lands.
+            if (resetBeforeEach) {
+                current.rules().reset("before " + context.getUniqueId(), testSeed);
+            } else {
+                testSeed = current.seed(); // the rules, their counters and draws go on from the test before
+            }
         } else {
             current = start(testSeed);
         }
@@ -364,6 +378,7 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         }
         lifecycle = a.lifecycle();
         control = a.control();
+        resetBeforeEach = a.resetBeforeEach();
     }
 
     private long seedOf(ExtensionContext context) {

@@ -72,6 +72,12 @@ public @interface McpChaosTest {
     /** One proxy for the whole class (reset before each test), or a new one for each test. */
     Lifecycle lifecycle() default Lifecycle.PER_CLASS;
 
+    /**
+     * Whether the rules are reset and the test's seed given before each test (default true); with
+     * {@code false} and one proxy per class, each test goes on from where the one before left.
+     */
+    boolean resetBeforeEach() default true;
+
     /** Serves the control API on a free loopback port ({@link ChaosProxy#controlUrl()}); default off. */
     boolean control() default false;
 }
