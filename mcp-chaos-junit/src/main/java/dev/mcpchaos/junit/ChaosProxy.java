@@ -4,6 +4,7 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.junit.internal.StdioClientSide;
 import dev.mcpchaos.rules.Chaos;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.server.RunningProxy;
 
 import java.net.InetSocketAddress;
@@ -75,6 +76,11 @@ public final class ChaosProxy implements RunningProxy {
     @Override
     public Chaos chaos() {
         return proxy.chaos();
+    }
+
+    @Override
+    public Journal journal() {
+        return proxy.journal();
     }
 
     @Override

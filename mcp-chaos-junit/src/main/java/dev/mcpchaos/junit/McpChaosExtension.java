@@ -4,6 +4,7 @@ import dev.mcpchaos.junit.internal.StdioClientSide;
 import dev.mcpchaos.rules.Chaos;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
@@ -52,7 +53,8 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p>Before each test: the rules go back to those the proxy started with (rules a test added are
- * gone), faults on, counters at 0 ({@link Chaos#reset()}), and the proxy draws from the test's
+ * gone), faults on, counters at 0 ({@link Chaos#reset()}), the journal is emptied (so
+ * {@code journal().verify()} sees this test's traffic only), and the proxy draws from the test's
  * seed: the one given ({@link #seed}, {@link McpChaosTest#seed()}), else one derived from the
  * test's unique id, the same on every run. {@code -Dmcpchaos.seed=N} (a system property or JUnit
  * configuration parameter) overrides both. When a test fails, its seed is printed on stderr and
@@ -224,6 +226,11 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         return proxy().chaos();
     }
 
+    /** {@link #proxy()}'s {@link ChaosProxy#journal()}: what passed through in this test, and {@code verify()}. */
+    public Journal journal() {
+        return proxy().journal();
+    }
+
     /** {@link #proxy()}'s {@link ChaosProxy#seed()}: the test's seed. */
     public long seed() {
         return proxy().seed();
@@ -266,12 +273,24 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         if (perClassStarted) {
             if (resetBeforeEach) {
                 current.rules().reset("before " + context.getUniqueId(), testSeed);
+                clearJournal(current);
             } else {
                 testSeed = current.seed(); // the rules, their counters and draws go on from the test before
             }
         } else {
             current = start(testSeed);
         }
+    }
+
+    /** Empties the journal, when the proxy keeps one, so that a test verifies its own traffic only. */
+    private static void clearJournal(ChaosProxy proxy) {
+        Journal journal;
+        try {
+            journal = proxy.journal();
+        } catch (IllegalStateException off) {
+            return; // built with journal(0)
+        }
+        journal.clear();
     }
 
     @Override

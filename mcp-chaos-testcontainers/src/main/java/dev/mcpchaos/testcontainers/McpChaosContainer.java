@@ -269,6 +269,15 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
         return URI.create("http://" + alias + ":" + MCP_PORT + path());
     }
 
+    /**
+     * The proxy's journal, read over the control API ({@code GET /journal}) each time it is asked:
+     * the same {@link dev.mcpchaos.rules.journal.Journal} and {@code verify()} as the embedded
+     * proxy's (see {@code docs/journal.md}). Usable once the container has started.
+     */
+    public dev.mcpchaos.rules.journal.Journal journal() {
+        return new ControlApiJournal(getControlUrl(), controlToken);
+    }
+
     /** The control API's token, or null when there is none (host networking without {@link #withControlToken(String)}). */
     public String getControlToken() {
         return controlToken;

@@ -164,4 +164,23 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
         interceptors.controlBodyTimeout(timeout);
         return self();
     }
+
+    /**
+     * Keeps a journal of at most {@code capacity} messages (see {@code docs/journal.md}), the
+     * oldest dropped and counted; 0 turns it off. Default: on, {@value
+     * dev.mcpchaos.rules.journal.JournalRing#DEFAULT_CAPACITY} entries.
+     *
+     * @throws IllegalArgumentException when {@code capacity} is negative
+     */
+    @Override
+    public B journal(int capacity) {
+        interceptors.journal(capacity);
+        return self();
+    }
+
+    /** Whether journal entries keep each message's JSON text; default false (no content). */
+    public B journalContent(boolean keep) {
+        interceptors.journalContent(keep);
+        return self();
+    }
 }

@@ -76,4 +76,7 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
      * client to read the answers it left unread (then a close); default 30 s.
      */
     B controlBodyTimeout(Duration timeout);
+
+    /** Keeps a journal of at most {@code capacity} messages; 0 turns it off (see {@code docs/journal.md}). */
+    B journal(int capacity);
 }

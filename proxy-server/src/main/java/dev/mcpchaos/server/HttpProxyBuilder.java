@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -186,6 +187,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         }
         RuleEngine engine = interceptors.engine();
         String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
+        Journal journal = interceptors.journal();
         HttpDrain drain = new HttpDrain(proxy, interceptors.registry(), interceptors.events());
         UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
         interceptors.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
@@ -199,6 +201,11 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
             @Override
             public URI uri(String path) {
                 return ProxyUrls.on(proxy.address(), path);
+            }
+
+            @Override
+            public Journal journal() {
+                return journal != null ? journal : RunningHttp.super.journal();
             }
 
             @Override

@@ -7,11 +7,14 @@ import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.rules.fault.ConnectionHttpActions;
+import dev.mcpchaos.rules.journal.JournalRing;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.control.OperationsServer;
 import dev.mcpchaos.server.control.RuleFileWatcher;
 import dev.mcpchaos.server.events.EventLog;
 import dev.mcpchaos.server.events.EventRing;
+import dev.mcpchaos.server.journal.JournalRecorder;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import dev.mcpchaos.server.traffic.TrafficLog;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -58,6 +61,9 @@ final class InterceptorSetup {
     private AutoCloseable ownedBinders;
     private ControlServer controlServer;
     private RuleFileWatcher watcher;
+    private int journalCapacity = JournalRing.DEFAULT_CAPACITY;
+    private boolean journalContent;
+    private JournalRecorder journal;
     private InetSocketAddress operations;
     private OperationsServer operationsServer;
     /** What the operations listener's /ready answers; the transport's builder sets it once it listens. */
@@ -85,6 +91,18 @@ final class InterceptorSetup {
 
     void watchRules(boolean watch) {
         this.watchRules = watch;
+    }
+
+    /** The journal's capacity in entries; 0 turns it off. */
+    void journal(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("journal capacity: " + capacity + " (expected: >= 1, or 0 for off)");
+        }
+        this.journalCapacity = capacity;
+    }
+
+    void journalContent(boolean keep) {
+        this.journalContent = keep;
     }
 
     void seed(long seed) {
@@ -207,6 +225,10 @@ final class InterceptorSetup {
         if (events != null) {
             chaos.listener(events).rulesListener(events);
         }
+        if (journalCapacity > 0) {
+            journal = new JournalRecorder(new JournalRing(journalCapacity), journalContent);
+            chaos.listener(journal.faults()).httpActions(journal.httpActions(ConnectionHttpActions.INSTANCE));
+        }
         faultListeners.forEach(chaos::listener);
         engine = chaos.build(); // logs the seed it uses
         List<FrameInterceptor> all = new ArrayList<>();
@@ -219,7 +241,13 @@ final class InterceptorSetup {
         if (trafficChars >= 0) {
             all.add(new TrafficLog(trafficChars));
         }
+        if (journal != null) {
+            all.add(journal.arrivals()); // the journal sees messages as they arrived, then what the rules let out
+        }
         all.add(engine);
+        if (journal != null) {
+            all.add(journal.departures());
+        }
         all.addAll(extra);
         return all;
     }
@@ -243,6 +271,11 @@ final class InterceptorSetup {
         return engine;
     }
 
+    /** The journal, or null when it is off; after {@link #build}. */
+    JournalRing journal() {
+        return journal != null ? journal.journal() : null;
+    }
+
     /** What the transport reports sessions, limit breaches and upstream failures to; after {@link #build}. */
     TransportObserver observer(TransportKind transport) {
         TransportObserver fromMetrics = metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
@@ -262,6 +295,7 @@ final class InterceptorSetup {
                 try {
                     controlServer = ControlServer.builder(control, (PrometheusMeterRegistry) registry, engine, transport)
                             .events(events.ring())
+                            .journal(journal())
                             .token(controlToken)
                             .headTimeout(controlHeadTimeout)
                             .bodyTimeout(controlBodyTimeout)

@@ -4,6 +4,7 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -170,8 +171,14 @@ public final class McpChaosProxy {
                 throw e;
             }
             RuleEngine engine = interceptors.engine();
+            Journal journal = interceptors.journal();
             interceptors.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
             return new Running() {
+                @Override
+                public Journal journal() {
+                    return journal != null ? journal : Running.super.journal();
+                }
+
                 @Override
                 public CompletableFuture<Integer> exitCode() {
                     return proxy.exitCode();

@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.Chaos;
 import dev.mcpchaos.rules.RuleEngine;
+import dev.mcpchaos.rules.journal.Journal;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -84,6 +85,16 @@ public interface RunningProxy extends AutoCloseable {
      */
     default Chaos chaos() {
         return rules().chaos();
+    }
+
+    /**
+     * What passed through, message by message, and {@code verify()} on it (see
+     * {@code docs/journal.md}).
+     *
+     * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
+     */
+    default Journal journal() {
+        throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
     }
 
     /** The rule engine itself, for what {@link #chaos()} does not offer (listeners, {@code update}). */

@@ -87,6 +87,12 @@ final class ChaosOptions {
     /** The control address when --control is not given: none for stdio, 127.0.0.1:9090 for http. */
     private String defaultControl;
 
+    @Option(names = "--journal", paramLabel = "N|off", defaultValue = "10000",
+            description = "Keep a journal of the last N messages (direction, kind, id, method, tool, what each rule did; "
+                    + "no content), served at GET /journal on the control API (see docs/journal.md), or 'off'. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String journal;
+
     @Option(names = "--events", paramLabel = "FILE",
             description = "Write the event log here: one JSON line per injected fault, session start and end, parse "
                     + "error, limit breach and upstream failure (never a message's content). '-' is stderr. Default: off.")
@@ -102,6 +108,7 @@ final class ChaosOptions {
      */
     void applyTo(ChaosBuilder<?> builder, LiveConsole live) {
         builder.watchRules(!noWatch);
+        builder.journal(journalCapacity(journal));
         if (live != null) {
             live.applyTo(builder);
         }
@@ -150,6 +157,23 @@ final class ChaosOptions {
                 throw new OptionValueException(e.getMessage());
             }
         }
+    }
+
+    /** The --journal value: a count of entries from 1, or off (0). */
+    static int journalCapacity(String text) {
+        if (text.equalsIgnoreCase("off")) {
+            return 0;
+        }
+        try {
+            int capacity = Integer.parseInt(text.trim());
+            if (capacity >= 1) {
+                return capacity;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new OptionValueException("--journal: '" + text + "' (expected: a number of entries >= 1, such as 10000,"
+                + " or off)");
     }
 
     /**

@@ -13,6 +13,8 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.RuleStats;
 import dev.mcpchaos.server.events.EventRing;
+import dev.mcpchaos.rules.journal.JournalJson;
+import dev.mcpchaos.rules.journal.JournalRing;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -56,6 +58,7 @@ import java.util.Objects;
  *   <tr><td>{@code GET|PATCH|DELETE /rules/{name}}</td><td>one rule; PATCH merges the body into it (RFC 7386)</td></tr>
  *   <tr><td>{@code POST /faults/disable}, {@code /faults/enable}</td><td>the panic switch</td></tr>
  *   <tr><td>{@code GET /events?since=N&limit=M}</td><td>recent events after sequence number N</td></tr>
+ *   <tr><td>{@code GET /journal?since=N}, {@code DELETE /journal}</td><td>the journal's entries after N; clear it</td></tr>
  * </table>
  *
  * <p>A change applies atomically to the next message; a change that is not valid is answered
@@ -112,6 +115,7 @@ public final class ControlServer implements AutoCloseable {
     private final RuleEngine engine;
     private final TransportKind transport;
     private final EventRing events;
+    private final JournalRing journal;
     private final String seedSource;
     private final byte[] token;
 
@@ -120,6 +124,7 @@ public final class ControlServer implements AutoCloseable {
         this.engine = b.engine;
         this.transport = b.transport;
         this.events = b.events;
+        this.journal = b.journal;
         this.seedSource = b.seedSource;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
         HttpEndpoint.TimeoutCounters timeouts = new HttpEndpoint.TimeoutCounters(timeoutCounter("head"),
@@ -312,6 +317,8 @@ public final class ControlServer implements AutoCloseable {
             case "/events":
                 requireMethod(method, path, "GET");
                 return events(request);
+            case "/journal":
+                return journal(request);
             case "/faults/disable":
             case "/faults/enable":
                 requireMethod(method, path, "POST");
@@ -325,7 +332,7 @@ public final class ControlServer implements AutoCloseable {
                     return rule(request, path.substring("/rules/".length()));
                 }
                 throw new Refusal(404, "not found: " + path + " (expected: /health, /status, /metrics, /rules, "
-                        + "/rules/{name}, /faults/disable, /faults/enable or /events)");
+                        + "/rules/{name}, /faults/disable, /faults/enable, /events or /journal)");
         }
     }
 
@@ -419,6 +426,22 @@ public final class ControlServer implements AutoCloseable {
         return new Reply(200, JSON_TYPE, body.toString());
     }
 
+    private Reply journal(Request request) {
+        if (journal == null) {
+            throw new Refusal(404, "/journal: this proxy keeps no journal (it was turned off)");
+        }
+        switch (request.method) {
+            case "GET":
+                return new Reply(200, JSON_TYPE, JournalJson.write(journal.since(queryNumber(request.uri, "since", 0))));
+            case "DELETE":
+                journal.clear();
+                return new Reply(204, JSON_TYPE, "");
+            default:
+                throw new Refusal(405, request.method + " /journal: not allowed (expected: GET or DELETE)",
+                        "GET, DELETE");
+        }
+    }
+
     private static long queryNumber(QueryStringDecoder uri, String name, long fallback) {
         List<String> values = uri.parameters().get(name);
         if (values == null || values.isEmpty()) {
@@ -497,6 +520,7 @@ public final class ControlServer implements AutoCloseable {
         private final RuleEngine engine;
         private final TransportKind transport;
         private EventRing events;
+        private JournalRing journal;
         private String seedSource = "given";
         private String token;
         private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
@@ -509,6 +533,12 @@ public final class ControlServer implements AutoCloseable {
             this.registry = Objects.requireNonNull(registry, "registry");
             this.engine = Objects.requireNonNull(engine, "engine");
             this.transport = Objects.requireNonNull(transport, "transport");
+        }
+
+        /** The journal {@code GET|DELETE /journal} serves; without (null), it answers 404. */
+        public Builder journal(JournalRing journal) {
+            this.journal = journal;
+            return this;
         }
 
         /** The recent events {@code GET /events} serves; without, it answers 404. */
@@ -571,7 +601,7 @@ public final class ControlServer implements AutoCloseable {
             requireTokenBeyondLoopback(address, token);
             ControlServer control = new ControlServer(this);
             InetSocketAddress bound = control.address();
-            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /metrics){}",
+            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /journal, /metrics){}",
                     bound.getHostString(), bound.getPort(), token != null ? "; bearer token required" : "");
             return control;
         }

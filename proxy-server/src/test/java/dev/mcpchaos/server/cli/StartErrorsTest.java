@@ -63,6 +63,22 @@ class StartErrorsTest {
     }
 
     @Test
+    void aJournalCapacityThatIsNotACountOrOffIsRefused() {
+        Run zero = main("stdio", "--quiet", "--journal", "0", "--", "cat");
+        assertThat(zero.code()).isEqualTo(2);
+        assertThat(zero.err()).isEqualTo("mcp-chaos: --journal: '0' (expected: a number of entries >= 1, such as 10000,"
+                + " or off)\n");
+        Run word = main("http", "--quiet", "--control", "off", "--listen", "127.0.0.1:0", "--upstream",
+                "http://127.0.0.1:9/mcp", "--journal", "lots");
+        assertThat(word.code()).isEqualTo(2);
+        assertThat(word.err()).isEqualTo("mcp-chaos: --journal: 'lots' (expected: a number of entries >= 1, such as "
+                + "10000, or off)\n");
+        assertThat(ChaosOptions.journalCapacity("off")).isZero();
+        assertThat(ChaosOptions.journalCapacity("OFF")).isZero();
+        assertThat(ChaosOptions.journalCapacity("250")).isEqualTo(250);
+    }
+
+    @Test
     void aWorkingDirectoryThatDoesNotExistIsNamedNotTheCommand() {
         Path missing = dir.resolve("missing");
         Run run = main("stdio", "--quiet", "--cwd", missing.toString(), "--", "cat");

@@ -214,6 +214,46 @@ class ControlApiTest {
     }
 
     @Test
+    void theJournalIsServedAfterASequenceNumberAndCleared() throws Exception {
+        start(DROP_X, "t0ken-sEcret");
+        cat.send(CatProxy.call(1, "x"));
+        cat.send(CatProxy.call(2, "y"));
+        await().until(() -> cat.received.size() == 1); // cat echoes y; x was dropped
+        String auth = "Bearer t0ken-sEcret";
+        assertThat(cat.request("GET", "/journal", null).statusCode()).isEqualTo(401);
+
+        HttpResponse<String> all = cat.request("GET", "/journal", null, "Authorization", auth);
+        assertThat(all.statusCode()).isEqualTo(200);
+        assertThat(all.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t)
+                .startsWith("application/json"));
+        dev.mcpchaos.rules.journal.JournalSnapshot snapshot = dev.mcpchaos.rules.journal.JournalJson.read(all.body());
+        assertThat(snapshot.capacity()).isEqualTo(dev.mcpchaos.rules.journal.JournalRing.DEFAULT_CAPACITY);
+        // x (dropped), y, and cat's echo of y, which the journal sees as the server's request
+        assertThat(snapshot.entries()).extracting(e -> e.direction().arrow() + " " + e.tool() + " " + e.delivered())
+                .containsExactly("c->s x false", "c->s y true", "s->c y true");
+        assertThat(snapshot.entries().get(0).faults()).extracting(f -> f.rule() + "/" + f.fault())
+                .containsExactly("drop-x/drop");
+        snapshot.verify().client().sent(dev.mcpchaos.rules.journal.Messages.toolCall("*")).times(2);
+        assertThat(json(cat.request("GET", "/journal?since=2", null, "Authorization", auth)).path("entries")
+                .findValuesAsText("seq")).containsExactly("3");
+        assertThat(cat.request("GET", "/journal?since=-1", null, "Authorization", auth).statusCode()).isEqualTo(400);
+        assertThat(cat.request("POST", "/journal", "", "Authorization", auth).statusCode()).isEqualTo(405);
+
+        assertThat(cat.request("DELETE", "/journal", null, "Authorization", auth).statusCode()).isEqualTo(204);
+        JsonNode cleared = json(cat.request("GET", "/journal", null, "Authorization", auth));
+        assertThat(cleared.path("entries").size()).isZero();
+        assertThat(cleared.path("next").asLong()).isEqualTo(4);
+    }
+
+    @Test
+    void aProxyWithoutAJournalAnswers404() throws Exception {
+        cat = new CatProxy(b -> b.control(new InetSocketAddress("127.0.0.1", 0)).journal(0));
+        HttpResponse<String> none = cat.get("/journal");
+        assertThat(none.statusCode()).isEqualTo(404);
+        assertThat(json(none).path("error").asText()).isEqualTo("/journal: this proxy keeps no journal (it was turned off)");
+    }
+
+    @Test
     void aTokenIsAskedOfEveryRequestButHealthAndRefusalsAreLogged() throws Exception {
         Logger controlLog = (Logger) LoggerFactory.getLogger(ControlServer.class);
         ListAppender<ILoggingEvent> logged = new ListAppender<>();

@@ -103,6 +103,11 @@ final class InProcessStdioProxy implements AutoCloseable {
                 .initializationTimeout(requestTimeout);
     }
 
+    /** The proxy's journal. */
+    dev.mcpchaos.rules.journal.Journal journal() {
+        return proxy.journal();
+    }
+
     /** Every line the proxy wrote to its client so far, without the newline. */
     List<String> linesToClient() {
         return List.copyOf(linesToClient);

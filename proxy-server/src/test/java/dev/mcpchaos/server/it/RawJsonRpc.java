@@ -167,6 +167,11 @@ abstract class RawJsonRpc implements AutoCloseable {
             toProxy.offer(request);
         }
 
+        /** The proxy's journal. */
+        dev.mcpchaos.rules.journal.Journal journal() {
+            return proxy.journal();
+        }
+
         /** Ends the proxy's input (the proxy then stops its server) and closes the proxy. */
         @Override
         public void close() {

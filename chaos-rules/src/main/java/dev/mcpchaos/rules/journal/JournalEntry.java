@@ -1,0 +1,172 @@
+package dev.mcpchaos.rules.journal;
+
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.frame.MessageKind;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One message that passed through the proxy, as it arrived, and what became of it. Holds no
+ * content unless the journal was asked to keep it ({@link #message()}); a request's params are
+ * known by their {@link #paramsFingerprint() fingerprint}.
+ *
+ * @param sequence the journal's number for this message, from 1, in arrival order
+ * @param elapsed when it arrived, counted from the proxy's start
+ * @param wallTime when it arrived, on the wall clock
+ * @param session the session's id when the message arrived: {@code stdio}, the HTTP
+ *                {@code Mcp-Session-Id}, or a provisional {@code http-N} before the server named
+ *                the session (an {@code initialize})
+ * @param transport {@code stdio} or {@code http}
+ * @param direction which way it travelled
+ * @param kind what it was: request, response, notification, error (or batch, other, malformed)
+ * @param id its JSON-RPC id: Long, BigDecimal, String, or null when it has none
+ * @param method its method, or for a response that of the request it answers; may be null
+ * @param tool the tool of a {@code tools/call}, or of the request a response answers; may be null
+ * @param requestId for {@code notifications/cancelled}: the {@code params.requestId} it cancels; else null
+ * @param httpStatus on HTTP, the status a fault answered the exchange with (such as 503), else null
+ * @param httpHeaders on HTTP, the headers that matter of that answer (such as {@code Retry-After}); may be empty
+ * @param faults what each rule did to it, in the order they acted; empty when none touched it
+ * @param delivered whether it (or its replacement) left the proxy towards its destination
+ * @param paramsFingerprint for a request: a stable hash of its {@code params} (see
+ *                          {@link ParamsFingerprint}); null otherwise or without params
+ * @param message the message's JSON text, only when the journal keeps content; else null
+ */
+public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, String session, String transport,
+                           Direction direction, MessageKind kind, Object id, String method, String tool,
+                           Object requestId, Integer httpStatus, Map<String, String> httpHeaders,
+                           List<FaultAction> faults, boolean delivered, String paramsFingerprint, String message) {
+
+    /**
+     * What one rule did to the message.
+     *
+     * @param rule the rule's name
+     * @param fault the fault type, such as {@code drop}
+     * @param detail what it did, such as {@code held 300ms} or {@code dropped}; may be empty
+     */
+    public record FaultAction(String rule, String fault, String detail) {
+        public FaultAction {
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(fault, "fault");
+            detail = detail == null ? "" : detail;
+        }
+
+        @Override
+        public String toString() {
+            return fault + "(rule '" + rule + "')" + (detail.isEmpty() ? "" : ": " + detail);
+        }
+    }
+
+    public JournalEntry {
+        Objects.requireNonNull(elapsed, "elapsed");
+        Objects.requireNonNull(wallTime, "wallTime");
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(kind, "kind");
+        if (id != null && !(id instanceof Long || id instanceof BigDecimal || id instanceof String)) {
+            throw new IllegalArgumentException("id: " + id.getClass().getName() + " (expected: Long, BigDecimal, "
+                    + "String or null)");
+        }
+        httpHeaders = httpHeaders == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(httpHeaders));
+        faults = faults == null ? List.of() : List.copyOf(faults);
+    }
+
+    /** Whether the client sent it. */
+    public boolean fromClient() {
+        return direction == Direction.CLIENT_TO_SERVER;
+    }
+
+    /** Whether a rule with this fault type or this rule name acted on it. */
+    public boolean hadFault(String faultOrRule) {
+        for (FaultAction action : faults) {
+            if (action.fault().equals(faultOrRule) || action.rule().equals(faultOrRule)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A header of {@link #httpHeaders()}, by name in any case, or null. */
+    public String httpHeader(String name) {
+        for (Map.Entry<String, String> header : httpHeaders.entrySet()) {
+            if (header.getKey().equalsIgnoreCase(name)) {
+                return header.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** This entry with another sequence number; for journals that number what they are given. */
+    public JournalEntry withSequence(long newSequence) {
+        return new JournalEntry(newSequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
+                requestId, httpStatus, httpHeaders, faults, delivered, paramsFingerprint, message);
+    }
+
+    /** This entry with one more fault action. */
+    public JournalEntry withFault(FaultAction action) {
+        List<FaultAction> all = new ArrayList<>(faults.size() + 1);
+        all.addAll(faults);
+        all.add(Objects.requireNonNull(action, "action"));
+        return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
+                requestId, httpStatus, httpHeaders, all, delivered, paramsFingerprint, message);
+    }
+
+    /** This entry marked delivered. */
+    public JournalEntry withDelivered() {
+        return delivered ? this : new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind,
+                id, method, tool, requestId, httpStatus, httpHeaders, faults, true, paramsFingerprint, message);
+    }
+
+    /** This entry with the HTTP status (and headers that matter) a fault answered its exchange with. */
+    public JournalEntry withHttp(int status, Map<String, String> headers) {
+        return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
+                requestId, status, headers, faults, delivered, paramsFingerprint, message);
+    }
+
+    /**
+     * One compact line, as failure messages show it:
+     * {@code #7 +1.204s abc12 c->s request id=3 tools/call search params=1f2e3d4c5b6a7988 drop(rule 'lose'): dropped; not delivered}.
+     */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(120);
+        sb.append('#').append(sequence).append(' ')
+                .append(String.format(Locale.ROOT, "+%.3fs", elapsed.toNanos() / 1e9)).append(' ')
+                .append(session).append(' ').append(direction.arrow()).append(' ')
+                .append(kind.name().toLowerCase(Locale.ROOT));
+        if (id != null) {
+            sb.append(" id=").append(id instanceof String ? "\"" + id + "\"" : id);
+        }
+        if (method != null) {
+            sb.append(' ').append(method);
+        }
+        if (tool != null) {
+            sb.append(' ').append(tool);
+        }
+        if (requestId != null) {
+            sb.append(" requestId=").append(requestId instanceof String ? "\"" + requestId + "\"" : requestId);
+        }
+        if (paramsFingerprint != null) {
+            sb.append(" params=").append(paramsFingerprint);
+        }
+        if (httpStatus != null) {
+            sb.append(" HTTP ").append(httpStatus);
+            httpHeaders.forEach((name, value) -> sb.append(' ').append(name).append(": ").append(value));
+        }
+        for (FaultAction action : faults) {
+            sb.append(' ').append(action);
+            sb.append(';');
+        }
+        sb.append(delivered ? " delivered" : " not delivered");
+        return sb.toString();
+    }
+}

@@ -1,0 +1,72 @@
+package dev.mcpchaos.rules.journal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ParamsFingerprintTest {
+
+    private static String of(String message) {
+        ByteBuf direct = Unpooled.directBuffer().writeBytes(message.getBytes(StandardCharsets.UTF_8));
+        try {
+            String fromDirect = ParamsFingerprint.of(direct);
+            assertThat(ParamsFingerprint.of(message)).as("same from text and from a direct buffer").isEqualTo(fromDirect);
+            return fromDirect;
+        } finally {
+            direct.release();
+        }
+    }
+
+    @Test
+    void sameParamsWhateverTheOrderSpacingNumberFormOrMeta() {
+        String a = of("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"w\","
+                + "\"arguments\":{\"row\":7,\"tags\":[\"a\",\"b\"],\"x\":1.5}}}");
+        String b = of("{ \"params\" : { \"_meta\" : {\"progressToken\": 9}, \"arguments\" : { \"x\" : 15e-1,"
+                + " \"tags\":[\"a\",\"b\"], \"row\" : 7.00 }, \"name\" : \"w\" }, \"method\":\"tools/call\","
+                + " \"id\": 2, \"jsonrpc\":\"2.0\"}");
+        assertThat(a).hasSize(16).matches("[0-9a-f]{16}").isEqualTo(b);
+        assertThat(ParamsFingerprint.ofParams("{\"name\":\"w\",\"arguments\":{\"row\":7,\"tags\":[\"a\",\"b\"],"
+                + "\"x\":1.5}}")).isEqualTo(a);
+    }
+
+    @Test
+    void differentParamsDiffer() {
+        String base = of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":[1,2]}}");
+        assertThat(of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":[2,1]}}")).isNotEqualTo(base);
+        assertThat(of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":[1,2],\"b\":null}}")).isNotEqualTo(base);
+        assertThat(of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"[1,2]\"}}")).isNotEqualTo(base);
+        // _meta is left out only at the top of params, not inside the arguments
+        assertThat(of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":[1,2],\"x\":{\"_meta\":1}}}"))
+                .isNotEqualTo(of("{\"id\":1,\"method\":\"m\",\"params\":{\"a\":[1,2],\"x\":{}}}"));
+    }
+
+    @Test
+    void noParamsOrBrokenJsonHasNone() {
+        assertThat(of("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")).isNull();
+        assertThat(of("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":")).isNull();
+        assertThat(of("[1,2]")).isNull();
+        assertThatThrownBy(() -> ParamsFingerprint.ofParams("{\"a\":1} 2")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("params: {\"a\":1} 2 (expected: one JSON value)");
+    }
+
+    @Test
+    void readsTheRequestIdACancellationNames() {
+        ByteBuf n = Unpooled.copiedBuffer("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                + "\"params\":{\"requestId\":12,\"reason\":\"timeout\"}}", StandardCharsets.UTF_8);
+        ByteBuf s = Unpooled.copiedBuffer("{\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"a-1\"}}",
+                StandardCharsets.UTF_8);
+        try {
+            assertThat(ParamsFingerprint.requestId(n)).isEqualTo(12L);
+            assertThat(ParamsFingerprint.requestId(s)).isEqualTo("a-1");
+            assertThat(n.readerIndex()).isZero();
+        } finally {
+            n.release();
+            s.release();
+        }
+    }
+}
