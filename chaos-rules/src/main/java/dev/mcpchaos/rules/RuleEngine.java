@@ -82,7 +82,8 @@ public final class RuleEngine implements FrameInterceptor {
 
     private static final Logger faultLog = LoggerFactory.getLogger("faults");
 
-    private final long seed;
+    /** The run's seed; changed only by {@link #reset(String, long)}, under {@link #changes}. */
+    private volatile long seed;
     private final TransportKind transport;
     /** The rules in force; replaced whole by a change, read once per message. */
     private volatile RuleTable table;
@@ -101,6 +102,9 @@ public final class RuleEngine implements FrameInterceptor {
      * would never be cleared.
      */
     private final Map<InterceptorContext, SessionState> sessions = Collections.synchronizedMap(new WeakHashMap<>());
+    /** The rules it was built with, what {@link #reset} goes back to. */
+    private final RuleSet initialRules;
+    private final Chaos chaos = new EngineChaos(this);
 
     private RuleEngine(Builder b, long seed) {
         this.seed = seed;
@@ -111,6 +115,7 @@ public final class RuleEngine implements FrameInterceptor {
         this.rulesListeners = List.copyOf(b.rulesListeners);
         this.http = b.http;
         this.table = RuleTable.of(b.rules, null, true, this);
+        this.initialRules = b.rules;
     }
 
     /** A builder for an engine applying {@code rules}. */
@@ -186,6 +191,47 @@ public final class RuleEngine implements FrameInterceptor {
         }
         faultLog.info("faults turned {} ({})", enabled ? "on" : "off", cause);
         return true;
+    }
+
+    /**
+     * Back to the rules the engine was built with, faults on, and every rule's counters and random
+     * draws started afresh (as for a new rule), atomically for the next message. Messages a fault
+     * already holds still complete. {@code start} and {@code duration} still count from when the
+     * engine was built.
+     *
+     * @param cause what made the change, for the log and the listeners
+     */
+    public void reset(String cause) {
+        reset(cause, seed);
+    }
+
+    /**
+     * {@link #reset(String)}, drawing from {@code seed} from now on: what a test fixture does
+     * before each test, so that each test has a seed of its own (and can be repeated with it)
+     * while the proxy lives on.
+     *
+     * @param cause what made the change, for the log and the listeners
+     * @param seed the seed of every random choice from the next message on
+     */
+    public void reset(String cause, long seed) {
+        Objects.requireNonNull(cause, "cause");
+        RuleTable now;
+        synchronized (changes) {
+            this.seed = seed;
+            now = RuleTable.of(initialRules, null, true, this);
+            table = now;
+            tellRulesListeners(cause, now);
+        }
+        faultLog.info("rules reset ({}): {} of {} enabled; seed {}", cause, now.all.length,
+                now.ruleSet.rules().size(), seed);
+    }
+
+    /**
+     * This engine's rules to steer from code: add one ({@link Rules}), switch it, remove it, the
+     * panic switch, {@link Chaos#reset()}.
+     */
+    public Chaos chaos() {
+        return chaos;
     }
 
     /** Whether faults are on (see {@link #faultsEnabled(boolean, String)}). */

@@ -1,5 +1,6 @@
 package dev.mcpchaos.testcontainers;
 
+import dev.mcpchaos.rules.Chaos;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -49,10 +50,9 @@ import org.testcontainers.utility.DockerImageName;
  *
  * <p>The container is started once {@code GET /health} of the control API answers 200.
  *
- * <p>Not here yet: the {@code chaos()} rule API and the message journal over the control API
- * (issue #15, items 1 and 2), which this class will share with the embedded proxy once they
- * exist. Until then rules change through the control API at {@link #getControlUrl()}
- * ({@code docs/control-api.md}).
+ * <p>While it runs, {@link #chaos()} changes its rules as the embedded proxy's {@code chaos()}
+ * does, over the control API: {@code chaos().add(Rules.latency("slow", ofMillis(300)).onTool("echo"))},
+ * {@code remove()}, the panic switch, {@code reset()}.
  */
 public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
 
@@ -72,6 +72,8 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
     private int listenPort = MCP_PORT;
     private int controlPort = CONTROL_PORT;
     private String controlToken;
+    /** The rules given to {@code withRules...}, what {@code chaos().reset()} goes back to; null for none. */
+    private String startingRules;
     /** The alias Testcontainers gives every container ({@code tc-...}), not one a user chose. */
     private final List<String> generatedAliases;
 
@@ -159,6 +161,7 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
 
     private McpChaosContainer withRulesFile(String name, byte[] content) {
         String path = RULES_DIRECTORY + name;
+        startingRules = new String(content, StandardCharsets.UTF_8);
         // Readable by the image's non-root user.
         withCopyToContainer(Transferable.of(content, 0644), path);
         return withEnv("MCP_CHAOS_RULES", path);
@@ -284,5 +287,20 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
         return isHostNetwork()
                 ? "http://127.0.0.1:" + hostPort
                 : "http://" + getHost() + ":" + getMappedPort(containerPort);
+    }
+
+    /**
+     * The proxy's rules to change while it runs, over its control API: the same {@link Chaos} as
+     * the embedded proxy's ({@code dev.mcpchaos.rules.Rules} for rules in one line of Java);
+     * {@link Chaos#reset()} goes back to the rules given to {@code withRules...}.
+     *
+     * @throws IllegalStateException before the container is started
+     */
+    public Chaos chaos() {
+        if (!isRunning()) {
+            throw new IllegalStateException("McpChaosContainer.chaos(): the container is not running (expected: "
+                    + "start() first)");
+        }
+        return new ControlApiChaos(getControlUrl(), controlToken, startingRules);
     }
 }

@@ -4,7 +4,6 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.journal.Journal;
-import dev.mcpchaos.rules.RuleFileException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -34,7 +33,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
-    /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}). */
+    /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}, {@link RunningHttp#mcpUrl()}). */
     public HttpProxyBuilder listen(InetSocketAddress address) {
         delegate.listen(address);
         return this;
@@ -164,30 +163,46 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /**
-     * Binds the control endpoint (if any) and the proxy, and starts relaying.
+     * Binds the control endpoint (if any) and the proxy, and starts relaying. On failure nothing
+     * is left listening.
      *
-     * @throws RuleFileException when a rule cannot work on HTTP (such as {@code crash}); checked
-     *                           before anything listens
-     * @throws IOException when an address cannot be bound
+     * @throws ProxyStartException when a rule cannot work on HTTP (such as {@code crash};
+     *         {@link ProxyStartException.Reason#RULES}, checked before anything listens), or an
+     *         address cannot be bound or the TLS settings used ({@code ADDRESS}); its message
+     *         says which, its cause is the original exception
      */
-    public RunningHttp start() throws IOException {
-        interceptors.build(TransportKind.HTTP).forEach(delegate::interceptor);
+    public RunningHttp start() {
+        interceptors.buildOrRefuse(TransportKind.HTTP).forEach(delegate::interceptor);
         delegate.observer(interceptors.observer(TransportKind.HTTP));
-        interceptors.startServices(TransportKind.HTTP);
+        interceptors.startServicesOrRefuse(TransportKind.HTTP);
         HttpProxy proxy;
         try {
             proxy = delegate.start();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            interceptors.close();
+            throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
+        } catch (RuntimeException e) {
             interceptors.close();
             throw e;
         }
         RuleEngine engine = interceptors.engine();
+        String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
         Journal journal = interceptors.journal();
         HttpDrain drain = new HttpDrain(proxy, interceptors.registry(), interceptors.events());
         UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
         interceptors.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
                 : upstreamCheck != null ? upstreamCheck.problem() : null);
         return new RunningHttp() {
+            @Override
+            public URI mcpUrl() {
+                return ProxyUrls.on(proxy.address(), mcpPath);
+            }
+
+            @Override
+            public URI uri(String path) {
+                return ProxyUrls.on(proxy.address(), path);
+            }
+
             @Override
             public Journal journal() {
                 return journal != null ? journal : RunningHttp.super.journal();
@@ -243,9 +258,14 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /** A running HTTP proxy. */
-    public interface RunningHttp extends AutoCloseable {
+    public interface RunningHttp extends RunningProxy {
         /** The address it listens on. */
         InetSocketAddress address();
+
+        @Override
+        default TransportKind transport() {
+            return TransportKind.HTTP;
+        }
 
         /** MCP sessions it knows. */
         int sessionCount();
@@ -254,21 +274,13 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
          * The rules in force, to read or change while running ({@link RuleEngine#update},
          * {@link RuleEngine#faultsEnabled(boolean, String)}); empty when none were given.
          */
+        @Override
         RuleEngine rules();
 
         /** Where the control endpoint listens, or null when there is none. */
+        @Override
         default InetSocketAddress controlAddress() {
             return null;
-        }
-
-        /**
-         * What passed through, message by message, and {@code verify()} on it (see
-         * {@code docs/journal.md}).
-         *
-         * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
-         */
-        default Journal journal() {
-            throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
         }
 
         /** Where the operations listener listens, or null when there is none. */

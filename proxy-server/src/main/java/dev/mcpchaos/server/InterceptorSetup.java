@@ -270,6 +270,21 @@ final class InterceptorSetup {
         return all;
     }
 
+    /**
+     * {@link #build}, with its failures as a {@link ProxyStartException}: a rule that cannot work
+     * on the transport ({@code RULES}), a setting that cannot be used ({@code CONFIGURATION}).
+     */
+    List<FrameInterceptor> buildOrRefuse(TransportKind transport) {
+        try {
+            return build(transport);
+        } catch (RuleFileException e) {
+            throw new ProxyStartException(ProxyStartException.Reason.RULES, e.getMessage(), e);
+        } catch (IllegalArgumentException | IllegalStateException | java.io.UncheckedIOException e) {
+            // UncheckedIOException: the --record target cannot be written
+            throw new ProxyStartException(ProxyStartException.Reason.CONFIGURATION, e.getMessage(), e);
+        }
+    }
+
     /** The rule engine; after {@link #build}. */
     RuleEngine engine() {
         return engine;
@@ -290,28 +305,44 @@ final class InterceptorSetup {
      * Starts the control endpoint when one was asked for, and the watcher of the rule file; after
      * {@link #build}. On failure, what was started is stopped again.
      *
-     * @throws IOException when the control address cannot be bound, or the file cannot be watched
+     * @throws ProxyStartException when the control address cannot be bound ({@code ADDRESS}), or
+     *                             the file cannot be watched ({@code CONFIGURATION})
      */
-    void startServices(TransportKind transport) throws IOException {
+    void startServicesOrRefuse(TransportKind transport) {
         try {
             if (control != null) {
-                controlServer = ControlServer.builder(control, (PrometheusMeterRegistry) registry, engine, transport)
-                        .events(events.ring())
-                        .journal(journal())
-                        .token(controlToken)
-                        .headTimeout(controlHeadTimeout)
-                        .bodyTimeout(controlBodyTimeout)
-                        .seedSource(seedSource())
-                        .start();
+                try {
+                    controlServer = ControlServer.builder(control, (PrometheusMeterRegistry) registry, engine, transport)
+                            .events(events.ring())
+                            .journal(journal())
+                            .token(controlToken)
+                            .headTimeout(controlHeadTimeout)
+                            .bodyTimeout(controlBodyTimeout)
+                            .seedSource(seedSource())
+                            .start();
+                } catch (IOException e) {
+                    throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
+                }
             }
             if (operations != null) {
-                operationsServer = OperationsServer.start(operations, (PrometheusMeterRegistry) registry,
-                        () -> readiness.notReadyBecause());
+                try {
+                    operationsServer = OperationsServer.start(operations, (PrometheusMeterRegistry) registry,
+                            () -> readiness.notReadyBecause());
+                } catch (IOException e) {
+                    throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
+                }
             }
             if (rulesFile != null && watchRules) {
-                watcher = RuleFileWatcher.start(rulesFile, engine, events);
+                try {
+                    watcher = RuleFileWatcher.start(rulesFile, engine, events);
+                } catch (IOException e) {
+                    throw new ProxyStartException(ProxyStartException.Reason.CONFIGURATION, e.getMessage(), e);
+                }
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IllegalArgumentException e) {
+            close();
+            throw new ProxyStartException(ProxyStartException.Reason.CONFIGURATION, e.getMessage(), e);
+        } catch (RuntimeException e) {
             close();
             throw e;
         }

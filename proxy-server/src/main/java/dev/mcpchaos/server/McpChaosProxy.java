@@ -5,12 +5,9 @@ import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.journal.Journal;
-import dev.mcpchaos.rules.RuleFileException;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +26,10 @@ import java.util.concurrent.CompletableFuture;
  *     int code = proxy.exitCode().join();
  * }
  * }</pre>
+ *
+ * <p>Both transports start the same way and return a {@link RunningProxy} (the stdio one is a
+ * {@link Running}, the HTTP one a {@link HttpProxyBuilder.RunningHttp}); every start failure is a
+ * {@link ProxyStartException}.
  */
 public final class McpChaosProxy {
 
@@ -48,8 +49,8 @@ public final class McpChaosProxy {
         return new HttpProxyBuilder(upstream);
     }
 
-    /** A running proxy. Closing it shuts the server down as the MCP lifecycle says. */
-    public interface Running extends AutoCloseable {
+    /** A running stdio proxy. Closing it shuts the server down as the MCP lifecycle says. */
+    public interface Running extends RunningProxy {
         /** Completes with the server's exit code once everything it wrote was relayed. */
         CompletableFuture<Integer> exitCode();
 
@@ -60,21 +61,18 @@ public final class McpChaosProxy {
          * The rules in force, to read or change while running ({@link RuleEngine#update},
          * {@link RuleEngine#faultsEnabled(boolean, String)}); empty when none were given.
          */
+        @Override
         RuleEngine rules();
 
-        /** Where the control endpoint listens, or null when there is none. */
-        default InetSocketAddress controlAddress() {
-            return null;
+        @Override
+        default TransportKind transport() {
+            return TransportKind.STDIO;
         }
 
-        /**
-         * What passed through, message by message, and {@code verify()} on it (see
-         * {@code docs/journal.md}).
-         *
-         * @throws IllegalStateException when the journal was turned off ({@code journal(0)})
-         */
-        default Journal journal() {
-            throw new IllegalStateException("journal: off (expected: a proxy built without journal(0))");
+        /** Where the control endpoint listens, or null when there is none. */
+        @Override
+        default InetSocketAddress controlAddress() {
+            return null;
         }
 
         /** Where the operations listener listens, or null when there is none. */
@@ -149,25 +147,26 @@ public final class McpChaosProxy {
         }
 
         /**
-         * Starts the control endpoint (if any), the server and the relay.
+         * Starts the control endpoint (if any), the server and the relay. On failure nothing is
+         * left running.
          *
-         * @throws ServerStartException when the command cannot be started; its message says why
-         * @throws RuleFileException when a rule cannot work on stdio (such as {@code http_status});
-         *                           checked before the server is started
-         * @throws UncheckedIOException when the control endpoint cannot listen on its address
+         * @throws ProxyStartException when the command cannot be started
+         *         ({@link ProxyStartException.Reason#SERVER_COMMAND}), a rule cannot work on stdio
+         *         (such as {@code http_status}; {@code RULES}, checked before the server is started),
+         *         or the control endpoint cannot listen on its address ({@code ADDRESS}); its
+         *         message says which, its cause is the original exception
          */
-        public Running start() throws ServerStartException {
-            interceptors.build(TransportKind.STDIO).forEach(delegate::interceptor);
+        public Running start() {
+            interceptors.buildOrRefuse(TransportKind.STDIO).forEach(delegate::interceptor);
             delegate.observer(interceptors.observer(TransportKind.STDIO));
-            try {
-                interceptors.startServices(TransportKind.STDIO);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e.getMessage(), e);
-            }
+            interceptors.startServicesOrRefuse(TransportKind.STDIO);
             StdioProxy proxy;
             try {
                 proxy = delegate.start();
-            } catch (ServerStartException | RuntimeException e) {
+            } catch (ServerStartException e) {
+                interceptors.close();
+                throw new ProxyStartException(ProxyStartException.Reason.SERVER_COMMAND, e.getMessage(), e);
+            } catch (RuntimeException e) {
                 interceptors.close();
                 throw e;
             }

@@ -3,6 +3,7 @@ package dev.mcpchaos.server.cli;
 import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.live.LiveConsole;
 import org.slf4j.LoggerFactory;
@@ -11,7 +12,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine;
 import sun.misc.Signal;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -153,14 +153,12 @@ final class HttpCommand implements Callable<Integer> {
         } catch (RuleFileException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return StdioCommand.RULES_REFUSED;
-        } catch (IOException e) {
+        } catch (ProxyStartException e) {
             System.err.println("mcp-chaos: " + e.getMessage()
-                    + (e.getMessage() != null && e.getMessage().contains("control") ? " (give --control HOST:PORT "
+                    + (e.reason() == ProxyStartException.Reason.ADDRESS && e.getMessage() != null
+                    && e.getMessage().contains("control") ? " (give --control HOST:PORT "
                     + "for another address, or --control off)" : ""));
-            return 1;
-        } catch (java.io.UncheckedIOException e) {
-            System.err.println("mcp-chaos: " + e.getMessage()); // the --record path cannot be written
-            return 1;
+            return StdioCommand.exitCode(e);
         }
         Duration drain = drainTimeout(); // checked in start(): valid here
         CountDownLatch stop = new CountDownLatch(1);
@@ -194,9 +192,9 @@ final class HttpCommand implements Callable<Integer> {
      * @param live the live view, or null
      * @throws OptionValueException for an option's value that cannot be used
      * @throws RuleFileException when the rule file is refused
-     * @throws IOException when an address cannot be bound
+     * @throws ProxyStartException when the proxy cannot start (an address in use, a rule for stdio only)
      */
-    HttpProxyBuilder.RunningHttp start(LiveConsole live) throws IOException {
+    HttpProxyBuilder.RunningHttp start(LiveConsole live) {
         URI upstreamUrl = parseUpstream(upstream);
         HttpProxyBuilder builder;
         try {

@@ -1,9 +1,9 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.live.LiveConsole;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,7 +11,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 import sun.misc.Signal;
 
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -121,12 +120,9 @@ final class StdioCommand implements Callable<Integer> {
         } catch (RuleFileException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return RULES_REFUSED;
-        } catch (ServerStartException e) {
+        } catch (ProxyStartException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
-            return 127;
-        } catch (UncheckedIOException e) {
-            System.err.println("mcp-chaos: " + e.getMessage()); // the control endpoint could not listen
-            return 1;
+            return exitCode(e);
         }
         signals.attach(proxy);
         if (live != null) {
@@ -136,6 +132,21 @@ final class StdioCommand implements Callable<Integer> {
             return proxy.exitCode().join();
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
+        }
+    }
+
+    /**
+     * The exit code for a proxy that could not start: 2 for rules refused (as for a bad rule
+     * file), 127 for a server command that cannot be started (as a shell says), 1 for the rest.
+     */
+    static int exitCode(ProxyStartException e) {
+        switch (e.reason()) {
+            case RULES:
+                return RULES_REFUSED;
+            case SERVER_COMMAND:
+                return 127;
+            default:
+                return 1;
         }
     }
 

@@ -14,8 +14,12 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.net.URI;
+import dev.mcpchaos.server.ProxyStartException;
+import dev.mcpchaos.server.McpChaosProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Options whose value cannot be used, found as the command starts: one line on stderr that names
@@ -102,6 +106,36 @@ class StartErrorsTest {
                 "http://127.0.0.1:9/mcp", "--max-buffered", "0");
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).isEqualTo("mcp-chaos: --max-buffered: 0 bytes (expected: at least 1B)\n");
+    }
+
+    @Test
+    void aRecordingThatCannotBeWrittenIsOneStartFailureOnBothTransports() {
+        Path missing = dir.resolve("missing").resolve("session.ndjson");
+        String cannot = "mcp-chaos: record: '" + missing + "' cannot be written";
+        Run http = mainCapturingStderr("http", "--quiet", "--control", "off", "--listen", "127.0.0.1:0", "--upstream",
+                "http://127.0.0.1:9/mcp", "--record", missing.toString());
+        assertThat(http.code()).isEqualTo(1);
+        assertThat(http.err()).startsWith(cannot);
+        Run stdio = mainCapturingStderr("stdio", "--quiet", "--record", missing.toString(), "--", "cat");
+        assertThat(stdio.code()).isEqualTo(1);
+        assertThat(stdio.err()).startsWith(cannot);
+        assertThatThrownBy(() -> McpChaosProxy.http(URI.create("http://127.0.0.1:9/mcp")).record(missing).start())
+                .isInstanceOf(ProxyStartException.class)
+                .hasMessageStartingWith("record: '" + missing + "' cannot be written")
+                .extracting(e -> ((ProxyStartException) e).reason()).isEqualTo(ProxyStartException.Reason.CONFIGURATION);
+    }
+
+    /** {@link #main}, with what the command prints on System.err itself (start failures) in {@code err}. */
+    private static Run mainCapturingStderr(String... args) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        PrintStream original = System.err;
+        System.setErr(new PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            Run run = main(args);
+            return new Run(run.code(), run.err() + bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(original);
+        }
     }
 
     @Test

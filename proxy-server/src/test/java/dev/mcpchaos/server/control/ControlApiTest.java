@@ -6,6 +6,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.testing.CatProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -356,7 +357,8 @@ class ControlApiTest {
     void beyondLoopbackTheControlApiNeedsAToken() {
         assertThatThrownBy(() -> McpChaosProxy.stdio(List.of("cat"))
                 .control(new InetSocketAddress("0.0.0.0", 0)).start())
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(ProxyStartException.class)
+                .hasCauseInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("is not loopback, so the control API needs a token");
     }
 

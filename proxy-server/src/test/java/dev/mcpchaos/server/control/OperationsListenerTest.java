@@ -143,7 +143,8 @@ class OperationsListenerTest {
             InetSocketAddress at = new InetSocketAddress("127.0.0.1", taken.getLocalPort());
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> McpChaosProxy.http(URI.create("http://127.0.0.1:1/"))
                     .listen(ANY_PORT).operations(at).start())
-                    .isInstanceOf(IOException.class)
+                    .isInstanceOf(dev.mcpchaos.server.ProxyStartException.class)
+                    .hasCauseInstanceOf(IOException.class)
                     .hasMessageContaining("cannot listen for operations requests on 127.0.0.1:" + at.getPort());
         }
     }

@@ -5,8 +5,6 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder.RunningHttp;
 import dev.mcpchaos.server.McpChaosProxy;
 import io.modelcontextprotocol.client.McpClient;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,16 +51,11 @@ class HttpAnswerFaultsIT extends AnswerFaultsContract {
     @Override
     Proxied throughProxy(String rulesYaml) {
         List<FaultEvent> events = new CopyOnWriteArrayList<>();
-        RunningHttp proxy;
-        try {
-            proxy = McpChaosProxy.http(everything.endpoint())
-                    .rules(RuleSet.parse(rulesYaml, "answers.yaml"))
-                    .seed(SEED)
-                    .faultListener(events::add)
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        RunningHttp proxy = McpChaosProxy.http(everything.endpoint())
+                .rules(RuleSet.parse(rulesYaml, "answers.yaml"))
+                .seed(SEED)
+                .faultListener(events::add)
+                .start();
         McpClient.SyncSpec spec = HttpPeers.sdkClient(HttpPeers.endpoint(proxy.address()))
                 .requestTimeout(REQUEST_TIMEOUT)
                 .initializationTimeout(REQUEST_TIMEOUT);

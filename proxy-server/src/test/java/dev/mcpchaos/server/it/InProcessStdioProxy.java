@@ -1,6 +1,6 @@
 package dev.mcpchaos.server.it;
 
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.McpChaosProxy;
@@ -67,7 +67,7 @@ final class InProcessStdioProxy implements AutoCloseable {
                     .seed(seed)
                     .faultListener(events::add)
                     .start();
-        } catch (ServerStartException e) {
+        } catch (ProxyStartException e) {
             closeQuietly(listener);
             throw new IllegalStateException("cannot start " + serverCommand + ": " + e.getMessage(), e);
         }

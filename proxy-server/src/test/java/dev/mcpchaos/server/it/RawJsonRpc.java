@@ -2,11 +2,11 @@ package dev.mcpchaos.server.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder.RunningHttp;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -137,7 +137,7 @@ abstract class RawJsonRpc implements AutoCloseable {
                         .seed(seed)
                         .faultListener(faults)
                         .start();
-            } catch (ServerStartException e) {
+            } catch (ProxyStartException e) {
                 throw new IllegalStateException("cannot start " + command + ": " + e.getMessage(), e);
             }
         }
@@ -268,11 +268,7 @@ abstract class RawJsonRpc implements AutoCloseable {
         Http(URI upstream, RuleSet rules, long seed, FaultListener faults, Duration requestTimeout, Listener listener) {
             super(listener);
             this.requestTimeout = requestTimeout;
-            try {
-                proxy = McpChaosProxy.http(upstream).rules(rules).seed(seed).faultListener(faults).start();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            proxy = McpChaosProxy.http(upstream).rules(rules).seed(seed).faultListener(faults).start();
             endpoint = HttpPeers.endpoint(proxy.address());
             http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();

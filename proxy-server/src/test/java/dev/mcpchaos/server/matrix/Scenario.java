@@ -4,9 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.rules.FaultEvent;
-import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.RuleStats;
 import dev.mcpchaos.server.HttpProxyBuilder;
@@ -157,12 +156,13 @@ final class Scenario {
                     .faultListener(events::add)
                     .metrics(registry)
                     .start();
-        } catch (RuleFileException e) {
+        } catch (ProxyStartException e) {
+            if (e.reason() != ProxyStartException.Reason.RULES) {
+                throw new AssertionError("bash did not start", e);
+            }
             outcome.refusal = e.getMessage();
             client.close();
             return outcome;
-        } catch (ServerStartException e) {
-            throw new AssertionError("bash did not start", e);
         }
         try {
             StdioClient reader = new StdioClient(clock, Channels.newInputStream(fromProxy.source()), client, shape);
@@ -342,7 +342,10 @@ final class Scenario {
                         .faultListener(events::add)
                         .metrics(registry)
                         .start();
-            } catch (RuleFileException e) {
+            } catch (ProxyStartException e) {
+                if (e.reason() != ProxyStartException.Reason.RULES) {
+                    throw e;
+                }
                 outcome.refusal = e.getMessage();
                 return outcome;
             }

@@ -1,6 +1,6 @@
 package dev.mcpchaos.server.rules;
 
-import dev.mcpchaos.core.transport.stdio.ServerStartException;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.McpChaosProxy;
@@ -86,7 +86,7 @@ final class ChaosSession implements AutoCloseable {
                     .seed(seed)
                     .faultListener(events::add)
                     .start();
-        } catch (ServerStartException e) {
+        } catch (ProxyStartException e) {
             throw new AssertionError("the demo server did not start", e);
         }
     }

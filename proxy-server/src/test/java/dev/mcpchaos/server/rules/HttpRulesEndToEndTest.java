@@ -5,6 +5,7 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.demo.DemoHttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -199,7 +200,8 @@ class HttpRulesEndToEndTest {
         assertThatThrownBy(() -> McpChaosProxy.http(upstream.endpoint())
                 .rules(RuleSet.parse("rules:\n  - name: boom\n    fault: {type: crash}\n", "test.yaml"))
                 .start())
-                .isInstanceOf(RuleFileException.class)
+                .isInstanceOf(ProxyStartException.class)
+                .hasCauseInstanceOf(RuleFileException.class)
                 .hasMessage("test.yaml: rule 'boom': crash: only applies to the stdio transport "
                         + "(this proxy runs the http transport)");
     }

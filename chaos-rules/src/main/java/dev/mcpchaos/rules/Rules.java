@@ -1,0 +1,205 @@
+package dev.mcpchaos.rules;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A rule in one line of Java, one factory per fault type of {@code docs/rules.md}, each taking
+ * the rule's name and the fault's required parameters; the other keys (match, {@code probability},
+ * {@code after}, {@code times}, {@code start}, {@code duration}, optional parameters) are chained
+ * on the {@link RuleDraft}:
+ *
+ * <pre>{@code
+ * Rules.latency("slow", Duration.ofMillis(300)).onTool("search*").onResponses()
+ * Rules.drop("lose-answer").onMethod("tools/call").onResponses().times(1)
+ * Rules.httpStatus("busy", 503).header("Retry-After", "1").onRequests()
+ * Rules.error("overloaded", -32000, "Server overloaded").onTool("fetch").probability(0.2)
+ * }</pre>
+ *
+ * A draft is checked by the rule file parser when it is used, so every limit and message is the
+ * rule file's.
+ */
+public final class Rules {
+
+    private Rules() {
+    }
+
+    private static RuleDraft draft(String name, String type) {
+        return new RuleDraft(Objects.requireNonNull(name, "name"), type);
+    }
+
+    /** {@code latency}: the message is held {@code latency}, then handed on. */
+    public static RuleDraft latency(String name, Duration latency) {
+        return draft(name, "latency").param("latency", Objects.requireNonNull(latency, "latency"));
+    }
+
+    /** {@code latency} with a spread: uniform in {@code latency ± jitter} unless {@link RuleDraft#distribution} says otherwise. */
+    public static RuleDraft latency(String name, Duration latency, Duration jitter) {
+        return latency(name, latency).jitter(Objects.requireNonNull(jitter, "jitter"));
+    }
+
+    /** {@code drop}: the message disappears. */
+    public static RuleDraft drop(String name) {
+        return draft(name, "drop");
+    }
+
+    /** {@code duplicate}: the message is sent twice. */
+    public static RuleDraft duplicate(String name) {
+        return draft(name, "duplicate");
+    }
+
+    /** {@code duplicate}: the message is sent {@code 1 + copies} times. */
+    public static RuleDraft duplicate(String name, int copies) {
+        return duplicate(name).param("copies", copies);
+    }
+
+    /** {@code reorder}: matched messages are collected {@code window} at a time and released shuffled. */
+    public static RuleDraft reorder(String name, int window) {
+        return draft(name, "reorder").param("window", window);
+    }
+
+    /** {@code reorder} without a window: each matched message is held a random time up to {@code hold}. */
+    public static RuleDraft reorder(String name, Duration hold) {
+        return draft(name, "reorder").hold(Objects.requireNonNull(hold, "hold"));
+    }
+
+    /** {@code truncate}: half the message is kept. */
+    public static RuleDraft truncate(String name) {
+        return draft(name, "truncate");
+    }
+
+    /** {@code truncate}: this part of the message, from 0 to 1, is kept ({@code fraction}). */
+    public static RuleDraft truncate(String name, double fraction) {
+        return truncate(name).param("fraction", fraction);
+    }
+
+    /** {@code truncate}: the message is cut after {@code bytes} bytes ({@code at}). */
+    public static RuleDraft truncateAt(String name, long bytes) {
+        return truncate(name).param("at", bytes);
+    }
+
+    /** {@code corrupt}: the message becomes malformed JSON ({@code truncated_json}). */
+    public static RuleDraft corrupt(String name) {
+        return draft(name, "corrupt");
+    }
+
+    /** {@code corrupt} in this {@code mode}, such as {@code invalid_escape} or {@code garbage}. */
+    public static RuleDraft corrupt(String name, String mode) {
+        return corrupt(name).param("mode", Objects.requireNonNull(mode, "mode"));
+    }
+
+    /** {@code oversize}: the message is padded to {@code bytes} bytes, still valid. */
+    public static RuleDraft oversize(String name, long bytes) {
+        return draft(name, "oversize").param("size", bytes);
+    }
+
+    /** {@code oversize} to a size as a rule file writes it, such as {@code 10MiB}. */
+    public static RuleDraft oversize(String name, String size) {
+        return draft(name, "oversize").param("size", Objects.requireNonNull(size, "size"));
+    }
+
+    /** {@code error}: a JSON-RPC error ({@code -32603}) takes the place of the answer. */
+    public static RuleDraft error(String name) {
+        return draft(name, "error");
+    }
+
+    /** {@code error} with this code and message. */
+    public static RuleDraft error(String name, int code, String message) {
+        return error(name).param("code", code).param("message", Objects.requireNonNull(message, "message"));
+    }
+
+    /** {@code tool_error}: a {@code tools/call} fails the MCP way, a result with {@code isError}. */
+    public static RuleDraft toolError(String name) {
+        return draft(name, "tool_error");
+    }
+
+    /** {@code tool_error} with this text. */
+    public static RuleDraft toolError(String name, String text) {
+        return toolError(name).param("text", Objects.requireNonNull(text, "text"));
+    }
+
+    /** {@code http_status} (HTTP only): the POST is answered with {@code status} instead of being forwarded. */
+    public static RuleDraft httpStatus(String name, int status) {
+        return draft(name, "http_status").param("status", status);
+    }
+
+    /** {@code invalid_content_type} (HTTP only): the answer claims {@code text/html}. */
+    public static RuleDraft invalidContentType(String name) {
+        return draft(name, "invalid_content_type");
+    }
+
+    /** {@code invalid_content_type} (HTTP only): the answer claims {@code contentType}. */
+    public static RuleDraft invalidContentType(String name, String contentType) {
+        return invalidContentType(name).param("content_type", Objects.requireNonNull(contentType, "contentType"));
+    }
+
+    /** {@code disconnect}: the server's side of the connection is closed at this message. */
+    public static RuleDraft disconnect(String name) {
+        return draft(name, "disconnect");
+    }
+
+    /** {@code disconnect} of this {@code side}: {@code client} or {@code server}. */
+    public static RuleDraft disconnect(String name, String side) {
+        return disconnect(name).param("side", Objects.requireNonNull(side, "side"));
+    }
+
+    /** {@code blackhole}: the message is swallowed and the connection kept open. */
+    public static RuleDraft blackhole(String name) {
+        return draft(name, "blackhole");
+    }
+
+    /** {@code throttle} at a rate, such as {@code 64KiB/s} ({@code rate}). */
+    public static RuleDraft throttle(String name, String rate) {
+        return draft(name, "throttle").param("rate", Objects.requireNonNull(rate, "rate"));
+    }
+
+    /** {@code throttle}: {@code chunkBytes} bytes every {@code interval}. */
+    public static RuleDraft throttle(String name, long chunkBytes, Duration interval) {
+        return draft(name, "throttle").param("chunk", chunkBytes)
+                .param("interval", Objects.requireNonNull(interval, "interval"));
+    }
+
+    /** {@code noise}: a stray non-JSON-RPC line before the message. */
+    public static RuleDraft noise(String name) {
+        return draft(name, "noise");
+    }
+
+    /** {@code noise} with this text (one line). */
+    public static RuleDraft noise(String name, String text) {
+        return noise(name).param("text", Objects.requireNonNull(text, "text"));
+    }
+
+    /**
+     * {@code mutate}: schema drift by a JSON Patch, its operations chained with
+     * {@link RuleDraft#operation} and {@link RuleDraft#operationFrom}:
+     * {@code Rules.mutate("drift").onResponses().onMethod("tools/list").operation("remove", "/result/tools/1", null)}.
+     */
+    public static RuleDraft mutate(String name) {
+        return draft(name, "mutate");
+    }
+
+    /** {@code id_mismatch}: a response carries an id the client never used. */
+    public static RuleDraft idMismatch(String name) {
+        return draft(name, "id_mismatch");
+    }
+
+    /** {@code id_mismatch} to this id (a number or a string). */
+    public static RuleDraft idMismatch(String name, Object id) {
+        return idMismatch(name).param("id", Objects.requireNonNull(id, "id"));
+    }
+
+    /** {@code session_expire} (HTTP only): the session's requests are answered 404 from this message on. */
+    public static RuleDraft sessionExpire(String name) {
+        return draft(name, "session_expire");
+    }
+
+    /** {@code crash} (stdio only): the server is killed at this message. */
+    public static RuleDraft crash(String name) {
+        return draft(name, "crash");
+    }
+
+    /** {@code crash} (stdio only) with this signal: {@code KILL} or {@code TERM}. */
+    public static RuleDraft crash(String name, String signal) {
+        return crash(name).param("signal", Objects.requireNonNull(signal, "signal"));
+    }
+}

@@ -1,0 +1,83 @@
+package dev.mcpchaos.junit;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the tests of a class with an mcp-chaos proxy in this JVM, in front of one upstream: give
+ * exactly one of {@link #stdio()}, {@link #http()} or {@link #demo()}. A test method (or
+ * constructor, or lifecycle method) gets it as a parameter of type {@link ChaosProxy} (or
+ * {@link dev.mcpchaos.server.RunningProxy}, or {@link dev.mcpchaos.rules.Chaos}).
+ *
+ * <pre>{@code
+ * @McpChaosTest(demo = McpChaosTest.Demo.HTTP)
+ * class SlowAnswersTest {
+ *     @Test
+ *     void aSlowAnswerStillArrives(ChaosProxy proxy) {
+ *         proxy.chaos().add(Rules.latency("slow", Duration.ofMillis(300)).onTool("echo").onResponses());
+ *         // an MCP client on proxy.mcpUrl() ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Before each test the rules go back to those the proxy started with, faults on, counters at
+ * 0, and the test gets a seed of its own (see {@link #seed()}); when it fails, the seed is printed
+ * with how to repeat it. The same, built in code: {@link McpChaosExtension}.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(McpChaosExtension.class)
+public @interface McpChaosTest {
+
+    /** No seed given: each test's is derived from its unique id. */
+    long NO_SEED = Long.MIN_VALUE;
+
+    /** The built-in demo server (tools {@code echo}, {@code add}, {@code slow}, {@code large}), on one transport. */
+    enum Demo {
+        /** No demo server: {@link #stdio()} or {@link #http()} names the upstream. */
+        NONE,
+        /** The demo server as a child process, the proxy on stdio. */
+        STDIO,
+        /** The demo server in this JVM on a free loopback port, the proxy on HTTP. */
+        HTTP
+    }
+
+    /** The upstream MCP server as a command (program and arguments) the proxy starts, over stdio. */
+    String[] stdio() default {};
+
+    /** The upstream Streamable HTTP MCP server's URL, such as {@code http://127.0.0.1:3001/mcp}. */
+    String http() default "";
+
+    /** The built-in demo server as the upstream. */
+    Demo demo() default Demo.NONE;
+
+    /** A rule file on the classpath (YAML, or JSON for {@code .json}), such as {@code /chaos/rules.yaml}; default none. */
+    String rules() default "";
+
+    /**
+     * The seed of every test of the class; default: each test's own, derived from its unique id
+     * (the same on every run and machine). {@code -Dmcpchaos.seed=N} (a system property or a
+     * JUnit configuration parameter) overrides both, to repeat a failed run.
+     */
+    long seed() default NO_SEED;
+
+    /** One proxy for the whole class (reset before each test), or a new one for each test. */
+    Lifecycle lifecycle() default Lifecycle.PER_CLASS;
+
+    /**
+     * Whether the rules are reset and the test's seed given before each test (default true); with
+     * {@code false} and one proxy per class, each test goes on from where the one before left.
+     */
+    boolean resetBeforeEach() default true;
+
+    /** Serves the control API on a free loopback port ({@link ChaosProxy#controlUrl()}); default off. */
+    boolean control() default false;
+}

@@ -1,0 +1,116 @@
+package dev.mcpchaos.junit;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/** {@code @modelcontextprotocol/server-everything} from {@code test-peers/}, on 127.0.0.1 only. */
+final class Peers {
+
+    private Peers() {
+    }
+
+    static Path testPeers() {
+        return Path.of(System.getProperty("mcpchaos.testPeers", "../test-peers"));
+    }
+
+    static Path node() {
+        Path bundled = testPeers().resolve("node_modules/node/bin/node");
+        if (Files.isExecutable(bundled)) {
+            return bundled;
+        }
+        for (String entry : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Path.of(entry.isEmpty() ? "." : entry, "node");
+            if (Files.isExecutable(candidate) && !Files.isDirectory(candidate)) {
+                return candidate.toAbsolutePath();
+            }
+        }
+        throw new IllegalStateException("node not found: neither " + bundled + " nor node on the PATH (run: cd "
+                + testPeers() + " && npm ci)");
+    }
+
+    static Path serverEverything() {
+        Path entry = testPeers().resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        if (!Files.isRegularFile(entry)) {
+            throw new IllegalStateException("server-everything not installed: " + entry + " (run: cd " + testPeers()
+                    + " && npm ci)");
+        }
+        return entry.toAbsolutePath();
+    }
+
+    /** {@code node .../server-everything/dist/index.js stdio}. */
+    static List<String> serverEverythingStdio() {
+        return List.of(node().toString(), serverEverything().toString(), "stdio");
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** server-everything on Streamable HTTP on {@code port}; closing it kills it. */
+    static final class EverythingHttp implements AutoCloseable {
+        private final Process process;
+        private final Path log;
+        final URI endpoint;
+
+        EverythingHttp(int port) {
+            try {
+                log = Files.createTempFile("server-everything-", ".log");
+                ProcessBuilder builder = new ProcessBuilder(node().toString(), serverEverything().toString(),
+                        "streamableHttp").redirectErrorStream(true).redirectOutput(log.toFile());
+                builder.environment().put("PORT", Integer.toString(port));
+                process = builder.start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start server-everything", e);
+            }
+            endpoint = URI.create("http://127.0.0.1:" + port + "/mcp");
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!log().contains("listening on port " + port)) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    String seen = log();
+                    close();
+                    throw new IllegalStateException("server-everything did not start on port " + port + ":\n" + seen);
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+
+        private String log() {
+            try {
+                return Files.readString(log, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "";
+            }
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+                Files.deleteIfExists(log);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException ignored) {
+                // a temporary file
+            }
+        }
+    }
+}
