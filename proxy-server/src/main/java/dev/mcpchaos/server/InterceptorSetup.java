@@ -229,7 +229,7 @@ final class InterceptorSetup {
             chaos.seed(seed);
         }
         if (metrics != null) {
-            chaos.listener(metrics.faultListener());
+            chaos.listener(metrics.faultListener()).rulesListener(metrics.rulesListener());
         }
         if (events != null) {
             chaos.listener(events).rulesListener(events);
@@ -240,6 +240,9 @@ final class InterceptorSetup {
         }
         faultListeners.forEach(chaos::listener);
         engine = chaos.build(); // logs the seed it uses
+        if (metrics != null) {
+            metrics.rulesListener().rulesChanged("start", engine.ruleSet(), engine.faultsEnabled());
+        }
         if (recording != null) {
             recorder = new Recorder(recording, transport); // once the rules are known good: it starts a thread
         }

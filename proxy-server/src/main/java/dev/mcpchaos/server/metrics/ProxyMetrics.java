@@ -6,6 +6,12 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultListener;
+import java.util.List;
+import java.util.ArrayList;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.MultiGauge;
+import dev.mcpchaos.rules.RulesListener;
+import dev.mcpchaos.rules.Rule;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,6 +76,13 @@ public final class ProxyMetrics {
     public static final String OPERATIONS_TIMEOUTS = "mcp.chaos.operations.timeouts";
     /** Gauge: 1 while the HTTP proxy drains on its way down (SIGTERM), else 0. */
     public static final String DRAINING = "mcp.chaos.draining";
+    /** Gauge: 1 while faults are on, 0 while the panic switch has them off. */
+    public static final String FAULTS_ENABLED = "mcp.chaos.faults.enabled";
+    /**
+     * Gauge: one series per rule in force, 1 when the rule is enabled, 0 when not; tag rule. A rule
+     * removed loses its series, so an alert on a rule left on reads this, not the injections.
+     */
+    public static final String RULES_ENABLED = "mcp.chaos.rules.enabled";
     /**
      * Counter: exchanges (requests and SSE streams) in flight when a drain began, by how each
      * ended; tag outcome (finished: within the drain timeout; ended: an SSE stream ended by the
@@ -109,9 +122,16 @@ public final class ProxyMetrics {
     private final AtomicInteger[] sessions = new AtomicInteger[TransportKind.values().length];
     private final MetricsInterceptor interceptor;
 
+    private final AtomicInteger faultsOn = new AtomicInteger(1);
+    private final MultiGauge rulesEnabled;
+
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.interceptor = new MetricsInterceptor(this);
+        Gauge.builder(FAULTS_ENABLED, faultsOn, AtomicInteger::get)
+                .description("1 while faults are on, 0 while the panic switch has them off").register(registry);
+        this.rulesEnabled = MultiGauge.builder(RULES_ENABLED)
+                .description("1 for each rule in force that is enabled, 0 for one that is not; tag rule").register(registry);
     }
 
     public MeterRegistry registry() {
@@ -142,6 +162,21 @@ public final class ProxyMetrics {
      */
     public FrameInterceptor interceptor() {
         return interceptor;
+    }
+
+    /**
+     * Keeps {@value #FAULTS_ENABLED} and {@value #RULES_ENABLED} up to date; call it once with the
+     * rules a proxy starts with, then register it on the engine for every change.
+     */
+    public RulesListener rulesListener() {
+        return (cause, rules, faultsEnabled) -> {
+            faultsOn.set(faultsEnabled ? 1 : 0);
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            for (Rule rule : rules.rules()) {
+                rows.add(MultiGauge.Row.of(Tags.of("rule", rule.name()), rule.enabled() ? 1 : 0));
+            }
+            rulesEnabled.register(rows, true);
+        };
     }
 
     /** Counts faults into {@value #FAULTS_INJECTED}. */
