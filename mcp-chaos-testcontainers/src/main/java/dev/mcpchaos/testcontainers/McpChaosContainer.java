@@ -236,6 +236,10 @@ public class McpChaosContainer extends GenericContainer<McpChaosContainer> {
         if (controlToken != null) {
             withEnv("MCP_CHAOS_CONTROL_TOKEN", controlToken);
         }
+        // A test reads journal(): on, as in the builders (the command line's default is off).
+        if (!getEnvMap().containsKey("MCP_CHAOS_JOURNAL")) {
+            withEnv("MCP_CHAOS_JOURNAL", "10000");
+        }
     }
 
     /** The upstream endpoint's path, which clients use on the proxy too ({@code /} when it has none). */

@@ -88,10 +88,13 @@ final class ChaosOptions {
     /** The control address when --control is not given: none for stdio, 127.0.0.1:9090 for http. */
     private String defaultControl;
 
-    @Option(names = "--journal", paramLabel = "N|off", defaultValue = "10000",
+    // Off on the command line: the journal costs about 10 us of CPU per HTTP request
+    // (docs/benchmarks.md), which a sidecar pays on every request and only a test reads.
+    // The builders and McpChaosContainer turn it on.
+    @Option(names = "--journal", paramLabel = "N|off", defaultValue = "off",
             description = "Keep a journal of the last N messages (direction, kind, id, method, tool, what each rule did; "
-                    + "no content), served at GET /journal on the control API (see docs/journal.md), or 'off'. "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "no content), served at GET /journal on the control API (see docs/journal.md), such as 10000, "
+                    + "or 'off'. Default: ${DEFAULT-VALUE} (the builders and McpChaosContainer keep 10000).")
     String journal;
 
     @Option(names = "--events", paramLabel = "FILE",
