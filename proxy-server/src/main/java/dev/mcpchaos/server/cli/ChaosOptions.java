@@ -103,6 +103,10 @@ final class ChaosOptions {
     @CommandLine.Mixin
     RecordOptions recording = new RecordOptions();
 
+    /** --check and the report options. */
+    @CommandLine.Mixin
+    CheckOptions checks = new CheckOptions();
+
     /**
      * Gives the builder what these options say, except the rules, which the command loads where
      * it can answer a bad file with exit code 2.
@@ -115,6 +119,7 @@ final class ChaosOptions {
         builder.watchRules(!noWatch);
         builder.journal(journalCapacity(journal));
         recording.applyTo(builder);
+        checks.applyTo(builder);
         if (live != null) {
             live.applyTo(builder);
         }
