@@ -135,6 +135,37 @@ class CheckIT {
         assertThat(again.report().failsAt(Severity.WARNING)).isFalse();
     }
 
+    private static Referee.Report overHttp(java.net.URI upstream, String tool, Map<String, Object> args) {
+        Referee referee = new Referee();
+        try (dev.mcpchaos.server.HttpProxyBuilder.RunningHttp proxy = dev.mcpchaos.server.McpChaosProxy.http(upstream)
+                .listen(new java.net.InetSocketAddress("127.0.0.1", 0)).check(referee).start()) {
+            McpSyncClient client = HttpPeers.sdkClient(HttpPeers.endpoint(proxy.address())).build();
+            try {
+                converse(client, tool, args);
+                await().atMost(TIMEOUT).until(() -> referee.report().messages() >= 10);
+            } finally {
+                client.closeGracefully();
+            }
+        }
+        Referee.Report report = referee.report();
+        System.err.print(CheckReports.summary(report));
+        return report;
+    }
+
+    @Test
+    void overHttpTheDemoServerBreaksNothingAndServerEverythingTheSameOneCheck() throws Exception {
+        try (dev.mcpchaos.server.demo.DemoHttpServer demo = dev.mcpchaos.server.demo.DemoHttpServer.start(
+                new java.net.InetSocketAddress("127.0.0.1", 0))) {
+            Referee.Report report = overHttp(demo.endpoint(), "echo", Map.of("text", "hi"));
+            assertThat(report.firedIds()).as(report.all().toString()).isEmpty();
+            assertThat(report.messages()).isGreaterThanOrEqualTo(10);
+        }
+        try (HttpPeers.ServerEverything everything = HttpPeers.ServerEverything.start(dir)) {
+            Referee.Report report = overHttp(everything.endpoint(), "echo", Map.of("message", "hi"));
+            assertThat(report.firedIds()).as(report.all().toString()).containsExactly("tools.unknown-tool-result");
+        }
+    }
+
     private static List<String> counts(JsonNode report) {
         List<String> counts = new ArrayList<>();
         report.get("checks").forEach(c -> counts.add(c.get("id").asText() + "=" + c.get("count").asLong()));
