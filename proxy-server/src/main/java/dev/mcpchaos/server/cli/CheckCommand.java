@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
 final class CheckCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
-    CheckOptions options = new CheckOptions();
+    CheckOptions.Reports options = new CheckOptions.Reports();
 
     @Option(names = "--fail-on", paramLabel = "error|warning", defaultValue = "error",
             description = "The least severity that makes the exit code 1. Default: ${DEFAULT-VALUE}.")

@@ -4,6 +4,7 @@ import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.check.CheckReports;
 import dev.mcpchaos.server.check.Referee;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -19,47 +20,22 @@ final class CheckOptions {
                     + "docs/checks.md) without changing any; a summary goes to stderr at the end.")
     boolean check;
 
-    @Option(names = "--check-report", paramLabel = "FILE",
-            description = "Write the checks' report here as JSON at the end (implies --check).")
-    Path report;
-
-    @Option(names = "--check-junit", paramLabel = "FILE",
-            description = "Write the checks' report here as JUnit XML at the end, one test case per check (implies "
-                    + "--check).")
-    Path junit;
-
-    @Option(names = "--check-deadline", paramLabel = "DURATION", defaultValue = "60s",
-            description = "How long a request may wait for its answer before jsonrpc.unanswered-request. "
-                    + "Default: ${DEFAULT-VALUE}.")
-    String deadline;
+    @CommandLine.Mixin
+    Reports reports = new Reports();
 
     /** The referee these options made, or null when checking is off. */
     private Referee referee;
 
     boolean enabled() {
-        return check || report != null || junit != null;
-    }
-
-    /** A new referee with the deadline given. */
-    Referee newReferee() {
-        Duration limit;
-        try {
-            limit = Units.parseDuration(deadline);
-        } catch (IllegalArgumentException e) {
-            throw new OptionValueException("--check-deadline: '" + deadline + "' (expected: a duration such as 60s)");
-        }
-        if (limit.isZero() || limit.isNegative()) {
-            throw new OptionValueException("--check-deadline: '" + deadline + "' (expected: > 0)");
-        }
-        return new Referee(limit);
+        return check || reports.report != null || reports.junit != null;
     }
 
     /** Puts a referee on the builder when checking is on. */
     void applyTo(ChaosBuilder<?> builder) {
         if (enabled()) {
-            referee = newReferee();
+            referee = reports.newReferee();
             builder.check(referee);
-        } else if (!deadline.equals("60s")) {
+        } else if (!reports.deadline.equals("60s")) {
             throw new OptionValueException("--check-deadline: given without --check (expected: --check too)");
         }
     }
@@ -67,30 +43,65 @@ final class CheckOptions {
     /** After the proxy closed: the summary on {@code err}, and the report files. Nothing when off. */
     void finish(PrintStream err) {
         if (referee != null) {
-            write(referee.report(), err, "mcp-chaos " + "proxy");
+            reports.write(referee.report(), err, "mcp-chaos --check");
         }
     }
 
-    /** The summary on {@code err} and the files asked for; returns false when a file could not be written. */
-    boolean write(Referee.Report result, PrintStream err, String suite) {
-        err.print(CheckReports.summary(result));
-        boolean ok = true;
-        try {
-            if (report != null) {
-                CheckReports.write(report, CheckReports.json(result));
+    /**
+     * The report files and the deadline, shared by the proxy commands' {@code --check} and by
+     * {@code check}. A picocli mixin.
+     */
+    static final class Reports {
+
+        @Option(names = "--check-report", paramLabel = "FILE",
+                description = "Write the checks' report here as JSON at the end (implies --check).")
+        Path report;
+
+        @Option(names = "--check-junit", paramLabel = "FILE",
+                description = "Write the checks' report here as JUnit XML at the end, one test case per check "
+                        + "(implies --check).")
+        Path junit;
+
+        @Option(names = "--check-deadline", paramLabel = "DURATION", defaultValue = "60s",
+                description = "How long a request may wait for its answer before jsonrpc.unanswered-request. "
+                        + "Default: ${DEFAULT-VALUE}.")
+        String deadline;
+
+        /** A new referee with the deadline given. */
+        Referee newReferee() {
+            Duration limit;
+            try {
+                limit = Units.parseDuration(deadline);
+            } catch (IllegalArgumentException e) {
+                throw new OptionValueException("--check-deadline: '" + deadline + "' (expected: a duration such as 60s)");
             }
-        } catch (IOException e) {
-            err.println("mcp-chaos: --check-report: '" + report + "' cannot be written: " + e.getMessage());
-            ok = false;
-        }
-        try {
-            if (junit != null) {
-                CheckReports.write(junit, CheckReports.junitXml(result, suite));
+            if (limit.isZero() || limit.isNegative()) {
+                throw new OptionValueException("--check-deadline: '" + deadline + "' (expected: > 0)");
             }
-        } catch (IOException e) {
-            err.println("mcp-chaos: --check-junit: '" + junit + "' cannot be written: " + e.getMessage());
-            ok = false;
+            return new Referee(limit);
         }
-        return ok;
+
+        /** The summary on {@code err} and the files asked for; returns false when a file could not be written. */
+        boolean write(Referee.Report result, PrintStream err, String suite) {
+            err.print(CheckReports.summary(result));
+            boolean ok = true;
+            try {
+                if (report != null) {
+                    CheckReports.write(report, CheckReports.json(result));
+                }
+            } catch (IOException e) {
+                err.println("mcp-chaos: --check-report: '" + report + "' cannot be written: " + e.getMessage());
+                ok = false;
+            }
+            try {
+                if (junit != null) {
+                    CheckReports.write(junit, CheckReports.junitXml(result, suite));
+                }
+            } catch (IOException e) {
+                err.println("mcp-chaos: --check-junit: '" + junit + "' cannot be written: " + e.getMessage());
+                ok = false;
+            }
+            return ok;
+        }
     }
 }
