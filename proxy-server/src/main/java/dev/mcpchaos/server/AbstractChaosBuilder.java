@@ -191,4 +191,11 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
         interceptors.record(recording);
         return self();
     }
+
+    /** Checks the traffic; see {@link ChaosBuilder#check(Referee)}. */
+    @Override
+    public B check(dev.mcpchaos.server.check.Referee referee) {
+        interceptors.check(referee);
+        return self();
+    }
 }

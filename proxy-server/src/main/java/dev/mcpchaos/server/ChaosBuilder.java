@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.check.Referee;
 import dev.mcpchaos.server.record.Recording;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -93,4 +94,12 @@ public interface ChaosBuilder<B extends ChaosBuilder<B>> {
 
     /** Records as {@code recording} says: where, before or after the faults, and what to redact. */
     B record(Recording recording);
+
+    /**
+     * Puts {@code referee} on the chain as an observer, first, before the rules: it checks every
+     * message against the protocol's contract (see {@code docs/checks.md}) and never changes one.
+     * Read what it found with {@link Referee#report()} while the proxy runs; closing the proxy
+     * checks what is queued and reports the requests left unanswered.
+     */
+    B check(Referee referee);
 }

@@ -9,6 +9,8 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.fault.ConnectionHttpActions;
 import dev.mcpchaos.rules.journal.JournalRing;
+import dev.mcpchaos.server.check.Referee;
+import dev.mcpchaos.server.check.RefereeInterceptor;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.control.OperationsServer;
 import dev.mcpchaos.server.control.RuleFileWatcher;
@@ -68,11 +70,18 @@ final class InterceptorSetup {
     private JournalRecorder journal;
     private Recording recording;
     private Recorder recorder;
+    private Referee referee;
+    private RefereeInterceptor refereeInterceptor;
     private InetSocketAddress operations;
     private OperationsServer operationsServer;
     /** What the operations listener's /ready answers; the transport's builder sets it once it listens. */
     private volatile OperationsServer.Readiness readiness = () -> "starting: the proxy does not listen yet";
     private String seedSource;
+
+    /** Checks the traffic with {@code referee} (see {@link RefereeInterceptor}); first in the chain. */
+    void check(Referee referee) {
+        this.referee = Objects.requireNonNull(referee, "referee");
+    }
 
     /** Records the traffic into a cassette (see {@link Recorder}); before the rules unless it says after. */
     void record(Recording recording) {
@@ -247,6 +256,10 @@ final class InterceptorSetup {
             recorder = new Recorder(recording, transport); // once the rules are known good: it starts a thread
         }
         List<FrameInterceptor> all = new ArrayList<>();
+        if (referee != null) {
+            refereeInterceptor = new RefereeInterceptor(referee);
+            all.add(refereeInterceptor); // first: it sees what the peers sent, before any rule
+        }
         if (metrics != null) {
             all.add(metrics.interceptor());
         }
@@ -358,6 +371,10 @@ final class InterceptorSetup {
 
     /** Stops the watcher and the control endpoint, closes the event log and the meter binders made here. */
     void close() {
+        if (refereeInterceptor != null) {
+            refereeInterceptor.close(); // checks what is queued, reports what is unanswered
+            refereeInterceptor = null;
+        }
         if (recorder != null) {
             recorder.close(); // writes what is queued
             recorder = null;

@@ -106,6 +106,10 @@ final class ChaosOptions {
     @CommandLine.Mixin
     RecordOptions recording = new RecordOptions();
 
+    /** --check and the report options. */
+    @CommandLine.Mixin
+    CheckOptions checks = new CheckOptions();
+
     /**
      * Gives the builder what these options say, except the rules, which the command loads where
      * it can answer a bad file with exit code 2.
@@ -118,6 +122,7 @@ final class ChaosOptions {
         builder.watchRules(!noWatch);
         builder.journal(journalCapacity(journal));
         recording.applyTo(builder);
+        checks.applyTo(builder);
         if (live != null) {
             live.applyTo(builder);
         }

@@ -182,6 +182,8 @@ final class HttpCommand implements Callable<Integer> {
                 // SIGTERM is how an orchestrator stops a pod: what is in flight gets to finish.
                 proxy.drain(drain);
             }
+        } finally {
+            chaos.checks.finish(System.err); // after the close: the referee has seen everything
         }
         return 0;
     }

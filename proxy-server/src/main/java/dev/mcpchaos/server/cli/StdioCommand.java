@@ -132,6 +132,7 @@ final class StdioCommand implements Callable<Integer> {
             return proxy.exitCode().join();
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
+            chaos.checks.finish(System.err); // after the close: the referee has seen everything
         }
     }
 

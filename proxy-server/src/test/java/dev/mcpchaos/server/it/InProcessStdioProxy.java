@@ -51,13 +51,22 @@ final class InProcessStdioProxy implements AutoCloseable {
     private final McpChaosProxy.Running proxy;
 
     private InProcessStdioProxy(List<String> serverCommand, RuleSet rules, long seed) {
+        this(serverCommand, rules, seed, null);
+    }
+
+    private InProcessStdioProxy(List<String> serverCommand, RuleSet rules, long seed,
+                                dev.mcpchaos.server.check.Referee referee) {
         try {
             listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         try {
-            proxy = McpChaosProxy.stdio(serverCommand)
+            McpChaosProxy.StdioBuilder builder = McpChaosProxy.stdio(serverCommand);
+            if (referee != null) {
+                builder.check(referee);
+            }
+            proxy = builder
                     .clientInput(new ClientInput())
                     .clientOutput(new ClientOutput())
                     .serverErrorOutput(new SynchronizedOutput(serverStderr))
@@ -76,6 +85,12 @@ final class InProcessStdioProxy implements AutoCloseable {
     /** Starts the proxy, which starts {@code serverCommand}; no client is connected yet. */
     static InProcessStdioProxy start(List<String> serverCommand, RuleSet rules, long seed) {
         return new InProcessStdioProxy(serverCommand, rules, seed);
+    }
+
+    /** {@link #start(List, RuleSet, long)}, with {@code referee} checking the traffic. */
+    static InProcessStdioProxy start(List<String> serverCommand, RuleSet rules, long seed,
+                                     dev.mcpchaos.server.check.Referee referee) {
+        return new InProcessStdioProxy(serverCommand, rules, seed, referee);
     }
 
     /**

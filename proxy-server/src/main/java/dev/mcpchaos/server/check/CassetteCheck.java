@@ -1,0 +1,40 @@
+package dev.mcpchaos.server.check;
+
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteEntry;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** The referee offline: feeds it a cassette's messages in their recorded order. */
+public final class CassetteCheck {
+
+    private CassetteCheck() {
+    }
+
+    /**
+     * Feeds {@code cassette} to {@code referee} and ends its sessions. Each line's session name
+     * tells sessions apart, with the file's name in front so two cassettes never share one.
+     *
+     * <p>What a cassette cannot show: whether a stdio line ended without its newline
+     * ({@code stdio.unterminated-line} fires live only).
+     */
+    public static void feed(Referee referee, Cassette cassette, String name) {
+        boolean stdio = "stdio".equals(cassette.header().transport());
+        for (CassetteEntry e : cassette.entries()) {
+            String text = e.message() != null ? e.message().toString() : e.raw();
+            long nanos = Math.round(e.timeMillis() * 1_000_000d);
+            referee.observe(new Referee.Message(name + "\u0000" + e.session(), e.session(), e.direction(), e.seq(),
+                    nanos, text, stdio, false));
+        }
+        if (cassette.droppedMessages() > 0) {
+            referee.dropped(cassette.droppedMessages());
+        }
+        referee.finish();
+    }
+
+    /** Reads {@code file} and {@linkplain #feed feeds} it. */
+    public static void feed(Referee referee, Path file) throws IOException {
+        feed(referee, Cassette.read(file), file.toString());
+    }
+}

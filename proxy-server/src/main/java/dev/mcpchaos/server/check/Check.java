@@ -1,0 +1,84 @@
+package dev.mcpchaos.server.check;
+
+/**
+ * Every check the {@link Referee} makes, with its stable id (what reports, JUnit test names and
+ * {@code docs/checks.md} anchors use; never renamed), its severity and a one-line explanation.
+ */
+public enum Check {
+    STDOUT_NOT_JSON("stdio.stdout-not-json", Severity.ERROR,
+            "every line a stdio server writes to stdout must be one JSON-RPC message (logs go to stderr)"),
+    UNTERMINATED_LINE("stdio.unterminated-line", Severity.ERROR,
+            "a stdio server's stdout ended in the middle of a line: the last message has no newline"),
+    NOT_JSON("jsonrpc.not-json", Severity.ERROR,
+            "a message is not well-formed JSON"),
+    INVALID_ENVELOPE("jsonrpc.invalid-envelope", Severity.ERROR,
+            "a message is not a valid JSON-RPC 2.0 object (jsonrpc \"2.0\", id a string or integer, method a string)"),
+    RESULT_AND_ERROR("jsonrpc.result-and-error", Severity.ERROR,
+            "a response carries both result and error"),
+    DUPLICATE_REQUEST_ID("jsonrpc.duplicate-request-id", Severity.ERROR,
+            "a request reuses the id of a request of the same sender still in flight"),
+    RESPONSE_UNKNOWN_ID("jsonrpc.response-unknown-id", Severity.ERROR,
+            "a response answers no request in flight (an id nobody sent, or one already answered)"),
+    UNANSWERED_REQUEST("jsonrpc.unanswered-request", Severity.ERROR,
+            "a request got no answer by the end of the session, or only after the deadline"),
+    ERROR_CODE("jsonrpc.error-code", Severity.ERROR,
+            "an error code is not an integer, or lies in JSON-RPC's reserved range without being one of its codes"),
+    BEFORE_INITIALIZE("lifecycle.before-initialize", Severity.WARNING,
+            "a request (other than ping) went out before initialization was done"),
+    PROTOCOL_VERSION("lifecycle.protocol-version", Severity.ERROR,
+            "the server chose a protocol version that is neither the client's nor a published MCP revision"),
+    UNDECLARED_CAPABILITY("lifecycle.undeclared-capability", Severity.ERROR,
+            "a request or notification of a capability its receiver (or sender) did not declare"),
+    INPUT_SCHEMA("tools.input-schema", Severity.ERROR,
+            "a tool's inputSchema is not a valid JSON Schema of type object"),
+    OUTPUT_SCHEMA("tools.output-schema", Severity.ERROR,
+            "a tool's outputSchema is not a valid JSON Schema of type object"),
+    DUPLICATE_TOOL_NAME("tools.duplicate-name", Severity.WARNING,
+            "two tools of one tools/list have the same name"),
+    TOOL_NAME_FORMAT("tools.name-format", Severity.WARNING,
+            "a tool name is not 1 to 128 of A-Z a-z 0-9 _ - ."),
+    UNKNOWN_TOOL_RESULT("tools.unknown-tool-result", Severity.ERROR,
+            "a tools/call of a tool the server does not list was answered with a result, not a protocol error");
+
+    /** Where the checks are explained; each check's section is this plus {@code #} and its id's anchor. */
+    public static final String DOCS = "docs/checks.md";
+
+    private final String id;
+    private final Severity severity;
+    private final String summary;
+
+    Check(String id, Severity severity, String summary) {
+        this.id = id;
+        this.severity = severity;
+        this.summary = summary;
+    }
+
+    /** The stable id, such as {@code jsonrpc.response-unknown-id}. */
+    public String id() {
+        return id;
+    }
+
+    public Severity severity() {
+        return severity;
+    }
+
+    /** One line: what the check wants. */
+    public String summary() {
+        return summary;
+    }
+
+    /** Its section in docs/checks.md (GitHub's anchor of a heading that is the id). */
+    public String docLink() {
+        return DOCS + "#" + id.replace(".", "");
+    }
+
+    /** The check of {@code id}. */
+    public static Check byId(String id) {
+        for (Check check : values()) {
+            if (check.id.equals(id)) {
+                return check;
+            }
+        }
+        throw new IllegalArgumentException("check: '" + id + "' (expected: one of the ids in " + DOCS + ")");
+    }
+}

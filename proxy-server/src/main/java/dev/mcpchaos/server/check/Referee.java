@@ -1,0 +1,668 @@
+package dev.mcpchaos.server.check;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.redact.SecretRedactor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Watches MCP messages in the order they passed and reports what breaks the protocol's contract
+ * (the {@link Check}s), never changing a message. It is fed one message at a time, live by a
+ * {@link RefereeInterceptor} on a proxy's chain or offline from a cassette
+ * ({@link CassetteCheck}), and the same messages give the same violations either way.
+ *
+ * <p>Bounded: per session and direction at most {@value #MAX_IN_FLIGHT} requests in flight are
+ * remembered (older ones are forgotten and counted as {@link Report#untracked() untracked}), at
+ * most {@value #MAX_SESSIONS} sessions (the oldest is finished early), and at most
+ * {@value #KEPT_PER_CHECK} violations kept per check, the rest only counted. Thread-safe (one
+ * lock); the live interceptor feeds it from a thread of its own, off the event loops.
+ */
+public final class Referee {
+
+    /** How many requests in flight per session and direction are remembered. */
+    public static final int MAX_IN_FLIGHT = 10_000;
+    /** How many sessions are followed at once. */
+    public static final int MAX_SESSIONS = 1_024;
+    /** How many violations of each check are kept in full. */
+    public static final int KEPT_PER_CHECK = 20;
+    /** How long an excerpt of an offending message is, at most. */
+    public static final int EXCERPT_CHARS = 240;
+    /** How long a request may wait for its answer by default. */
+    public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
+
+    /** The MCP revisions published (and the one this project speaks beside them). */
+    static final Set<String> REVISIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28");
+    private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private final long deadlineNanos;
+    private final SchemaChecker schemas = new SchemaChecker();
+    private final Map<Check, List<Violation>> kept = new EnumMap<>(Check.class);
+    private final Map<Check, Long> counts = new EnumMap<>(Check.class);
+    private final Map<Object, SessionState> sessions = new LinkedHashMap<>(16, 0.75f, false);
+    private long messages;
+    private long untracked;
+    private long dropped;
+
+    /** A referee with the {@linkplain #DEFAULT_DEADLINE default deadline}. */
+    public Referee() {
+        this(DEFAULT_DEADLINE);
+    }
+
+    /** @param deadline how long a request may wait for its answer ({@code jsonrpc.unanswered-request}) */
+    public Referee(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative() || deadline.isZero()) {
+            throw new IllegalArgumentException("check deadline: " + deadline + " (expected: > 0)");
+        }
+        this.deadlineNanos = deadline.toNanos();
+    }
+
+    /**
+     * One message, as it passed.
+     *
+     * @param sessionKey   what tells sessions apart (live: the proxy's session object, whose name
+     *                     may change; offline: the session's name)
+     * @param session      the session's name now
+     * @param direction    which way it went
+     * @param index        its number, for the report (a cassette's {@code seq}); negative: the referee
+     *                     numbers messages itself, from 0, in the order it sees them (as a recorder does)
+     * @param timeNanos    when it passed, on any clock that is the same for the whole run
+     * @param text         the message or line as it came, without its line end
+     * @param stdioLine    whether it was a line of a stdio stream (framing checks apply)
+     * @param unterminated whether it was a stdio line the stream ended before its newline
+     */
+    public record Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
+                          String text, boolean stdioLine, boolean unterminated) {
+        public Message {
+            Objects.requireNonNull(sessionKey, "sessionKey");
+            Objects.requireNonNull(session, "session");
+            Objects.requireNonNull(direction, "direction");
+            Objects.requireNonNull(text, "text");
+        }
+    }
+
+    /** Looks at one message. */
+    public synchronized void observe(Message message) {
+        Message m = message;
+        if (m.text().isBlank()) {
+            return; // blank lines carry nothing; the framers skip them too
+        }
+        if (m.index() < 0) {
+            m = new Message(m.sessionKey(), m.session(), m.direction(), messages, m.timeNanos(), m.text(), m.stdioLine(),
+                    m.unterminated());
+        }
+        messages++;
+        SessionState s = session(m);
+        s.name = m.session();
+        s.sweep(m.timeNanos(), m);
+        if (m.unterminated() && m.direction() == Direction.SERVER_TO_CLIENT) {
+            violate(Check.UNTERMINATED_LINE, "stdout ended before this line's newline", m, null, null);
+        }
+        JsonNode json;
+        try {
+            json = JSON.readTree(m.text());
+        } catch (JsonProcessingException e) {
+            notJson(m, "not JSON: " + e.getOriginalMessage());
+            return;
+        }
+        if (json == null || json.isMissingNode()) {
+            notJson(m, "not JSON");
+            return;
+        }
+        if (json.isArray()) {
+            if (json.isEmpty()) {
+                violate(Check.INVALID_ENVELOPE, "an empty batch", m, null, null);
+            }
+            for (JsonNode element : json) {
+                message(s, m, element);
+            }
+            return;
+        }
+        if (!json.isObject()) {
+            if (m.stdioLine() && m.direction() == Direction.SERVER_TO_CLIENT) {
+                violate(Check.STDOUT_NOT_JSON, "a line that is JSON but no JSON-RPC message (a "
+                        + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ")", m, null, null);
+            } else {
+                violate(Check.INVALID_ENVELOPE, "a " + json.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+                        + " (expected: a JSON-RPC object)", m, null, null);
+            }
+            return;
+        }
+        message(s, m, json);
+    }
+
+    private void notJson(Message m, String why) {
+        if (m.stdioLine() && m.direction() == Direction.SERVER_TO_CLIENT) {
+            violate(Check.STDOUT_NOT_JSON, "a line on stdout that is " + why, m, null, null);
+        } else {
+            violate(Check.NOT_JSON, why, m, null, null);
+        }
+    }
+
+    /** The server ended its output (stdio) or the message was dropped before it could be looked at. */
+    public synchronized void dropped(long count) {
+        dropped += count;
+    }
+
+    /** Ends every session: what is still unanswered is reported. Messages after this start new sessions. */
+    public synchronized void finish() {
+        for (SessionState s : sessions.values()) {
+            s.finish();
+        }
+        sessions.clear();
+    }
+
+    /** Ends one session (its stream closed), reporting what it left unanswered. */
+    public synchronized void finish(Object sessionKey) {
+        SessionState s = sessions.remove(sessionKey);
+        if (s != null) {
+            s.finish();
+        }
+    }
+
+    /** What was found so far. */
+    public synchronized Report report() {
+        Map<Check, Long> countsCopy = new EnumMap<>(counts);
+        Map<Check, List<Violation>> keptCopy = new EnumMap<>(Check.class);
+        kept.forEach((check, list) -> keptCopy.put(check, List.copyOf(list)));
+        return new Report(countsCopy, keptCopy, messages, untracked, dropped);
+    }
+
+    private SessionState session(Message m) {
+        SessionState s = sessions.get(m.sessionKey());
+        if (s == null) {
+            if (sessions.size() >= MAX_SESSIONS) {
+                Iterator<SessionState> eldest = sessions.values().iterator();
+                eldest.next().finish();
+                eldest.remove();
+            }
+            s = new SessionState();
+            sessions.put(m.sessionKey(), s);
+        }
+        return s;
+    }
+
+    private void violate(Check check, String detail, Message m, Object id, String method) {
+        violate(check, detail, m.session(), m.direction(), m.index(), id, method, m.text());
+    }
+
+    private void violate(Check check, String detail, String session, Direction direction, long index, Object id,
+                         String method, String text) {
+        long count = counts.merge(check, 1L, Long::sum);
+        if (count <= KEPT_PER_CHECK) {
+            kept.computeIfAbsent(check, c -> new ArrayList<>())
+                    .add(new Violation(check, detail, session, direction, index, id, method, excerpt(text)));
+        }
+    }
+
+    /** The text with its secrets redacted, then cut short. */
+    static String excerpt(String text) {
+        String redacted = SecretRedactor.redact(text);
+        return redacted.length() <= EXCERPT_CHARS ? redacted : redacted.substring(0, EXCERPT_CHARS - 1) + "…";
+    }
+
+    private static Object idOf(JsonNode id) {
+        if (id == null || id.isNull()) {
+            return null;
+        }
+        if (id.isTextual()) {
+            return id.asText();
+        }
+        if (id.isIntegralNumber()) {
+            return id.bigIntegerValue().bitLength() < 64 ? (Object) id.longValue() : id.bigIntegerValue();
+        }
+        return id.toString();
+    }
+
+    private static String text(JsonNode node) {
+        return node != null && node.isTextual() ? node.asText() : null;
+    }
+
+    /** One JSON-RPC object (a batch's element, or the whole message). */
+    private void message(SessionState s, Message m, JsonNode msg) {
+        if (!msg.isObject()) {
+            violate(Check.INVALID_ENVELOPE, "a batch element that is no object", m, null, null);
+            return;
+        }
+        JsonNode idNode = msg.get("id");
+        Object id = idOf(idNode);
+        JsonNode methodNode = msg.get("method");
+        boolean hasResult = msg.has("result");
+        boolean hasError = msg.has("error");
+        JsonNode jsonrpc = msg.get("jsonrpc");
+        if (jsonrpc == null || !jsonrpc.isTextual() || !jsonrpc.asText().equals("2.0")) {
+            violate(Check.INVALID_ENVELOPE, "jsonrpc " + (jsonrpc == null ? "missing" : jsonrpc.toString())
+                    + " (expected: \"2.0\")", m, id, text(methodNode));
+        }
+        if (methodNode != null) {
+            if (!methodNode.isTextual()) {
+                violate(Check.INVALID_ENVELOPE, "method " + methodNode + " (expected: a string)", m, id, null);
+                return;
+            }
+            String method = methodNode.asText();
+            if (hasResult || hasError) {
+                violate(Check.INVALID_ENVELOPE, "a " + method + " with " + (hasResult ? "result" : "error")
+                        + " (expected: a request or notification has neither)", m, id, method);
+            }
+            JsonNode params = msg.get("params");
+            if (params != null && !params.isObject() && !params.isArray()) {
+                violate(Check.INVALID_ENVELOPE, "params " + params + " (expected: an object)", m, id, method);
+            }
+            if (idNode == null) {
+                s.notification(m, method, params);
+            } else if (!idNode.isTextual() && !idNode.isIntegralNumber()) {
+                violate(Check.INVALID_ENVELOPE, "id " + idNode + " (expected: a string or an integer; MCP ids are never"
+                        + " null)", m, id, method);
+            } else {
+                s.request(m, id, method, params);
+            }
+            return;
+        }
+        if (hasResult && hasError) {
+            violate(Check.RESULT_AND_ERROR, "both result and error", m, id, null);
+        } else if (!hasResult && !hasError) {
+            violate(Check.INVALID_ENVELOPE, "no method, result or error (expected: a request, notification or "
+                    + "response)", m, id, null);
+            return;
+        }
+        if (idNode == null) {
+            violate(Check.INVALID_ENVELOPE, "a response without id", m, null, null);
+            return;
+        }
+        if (idNode.isNull()) {
+            if (!hasError) {
+                violate(Check.INVALID_ENVELOPE, "a result with id null (expected: the id of the request it answers)",
+                        m, null, null);
+            } else {
+                checkError(m, null, null, msg.get("error")); // a parse error's answer: it answers no request
+            }
+            return;
+        }
+        s.response(m, id, hasError ? msg.get("error") : null, hasResult ? msg.get("result") : null);
+    }
+
+    private void checkError(Message m, Object id, String method, JsonNode error) {
+        if (error == null || !error.isObject()) {
+            violate(Check.INVALID_ENVELOPE, "error " + error + " (expected: an object with code and message)", m, id,
+                    method);
+            return;
+        }
+        JsonNode code = error.get("code");
+        if (code == null || !code.isIntegralNumber()) {
+            violate(Check.ERROR_CODE, "error code " + (code == null ? "missing" : code.toString())
+                    + " (expected: an integer)", m, id, method);
+        } else if (code.canConvertToLong()) {
+            long c = code.longValue();
+            boolean reserved = c >= -32768 && c <= -32000;
+            boolean defined = c == -32700 || (c >= -32603 && c <= -32600) || c >= -32099;
+            if (reserved && !defined) {
+                violate(Check.ERROR_CODE, "error code " + c + " lies in JSON-RPC's reserved -32768..-32000 (expected:"
+                        + " -32700, -32600..-32603, a server error -32000..-32099, or a code outside the range)", m, id,
+                        method);
+            }
+        }
+        JsonNode message = error.get("message");
+        if (message == null || !message.isTextual()) {
+            violate(Check.INVALID_ENVELOPE, "error message " + (message == null ? "missing" : message.toString())
+                    + " (expected: a string)", m, id, method);
+        }
+    }
+
+    /** A request waiting for its answer. */
+    private static final class Pending {
+        final Object id;
+        final String method;
+        final String tool;
+        final boolean firstPage;
+        final long timeNanos;
+        final long index;
+        final String text;
+        boolean cancelled;
+
+        Pending(Object id, String method, String tool, boolean firstPage, Message m) {
+            this.id = id;
+            this.method = method;
+            this.tool = tool;
+            this.firstPage = firstPage;
+            this.timeNanos = m.timeNanos();
+            this.index = m.index();
+            this.text = m.text().length() > 4 * EXCERPT_CHARS ? m.text().substring(0, 4 * EXCERPT_CHARS) : m.text();
+        }
+    }
+
+    /** What the referee knows of one session. */
+    private final class SessionState {
+        String name;
+        /** Requests in flight by id, oldest first: one table per direction they were sent in. */
+        final Map<Direction, LinkedHashMap<Object, Pending>> pending = new EnumMap<>(Direction.class);
+        /** Requests already reported as late: their answer is no unknown id. Bounded like pending. */
+        final Map<Direction, LinkedHashMap<Object, Pending>> late = new EnumMap<>(Direction.class);
+        boolean initializeAnswered;
+        boolean initializedNotified;
+        String requestedVersion;
+        JsonNode serverCapabilities;
+        JsonNode clientCapabilities;
+        /** The tools of the last complete tools/list, or null when unknown (or stale after list_changed). */
+        Set<String> tools;
+        Set<String> toolsInProgress;
+
+        SessionState() {
+            for (Direction d : Direction.values()) {
+                pending.put(d, bounded(true));
+                late.put(d, bounded(false));
+            }
+        }
+
+        private <V> LinkedHashMap<Object, V> bounded(boolean countEvictions) {
+            return new LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Object, V> eldest) {
+                    if (size() > MAX_IN_FLIGHT) {
+                        if (countEvictions) {
+                            untracked++;
+                        }
+                        return true;
+                    }
+                    return false;
+                }
+            };
+        }
+
+        /** Reports the requests whose deadline passed by {@code now}. */
+        void sweep(long now, Message m) {
+            for (Direction d : Direction.values()) {
+                Iterator<Pending> it = pending.get(d).values().iterator();
+                while (it.hasNext()) {
+                    Pending p = it.next();
+                    if (now - p.timeNanos <= deadlineNanos) {
+                        break; // oldest first: the rest are younger
+                    }
+                    it.remove();
+                    if (!p.cancelled) {
+                        late.get(d).put(p.id, p);
+                        violate(Check.UNANSWERED_REQUEST, "no answer within " + Duration.ofNanos(deadlineNanos)
+                                .toString().substring(2).toLowerCase(java.util.Locale.ROOT), name, d, p.index, p.id,
+                                p.method, p.text);
+                    }
+                }
+            }
+        }
+
+        void finish() {
+            for (Direction d : Direction.values()) {
+                for (Pending p : pending.get(d).values()) {
+                    if (!p.cancelled) {
+                        violate(Check.UNANSWERED_REQUEST, "no answer by the end of the session", name, d, p.index,
+                                p.id, p.method, p.text);
+                    }
+                }
+                pending.get(d).clear();
+            }
+        }
+
+        void request(Message m, Object id, String method, JsonNode params) {
+            Direction d = m.direction();
+            boolean fromClient = d == Direction.CLIENT_TO_SERVER;
+            if (pending.get(d).containsKey(id)) {
+                violate(Check.DUPLICATE_REQUEST_ID, "id " + id + " is still in flight (the " + pending.get(d).get(id)
+                        .method + " of #" + pending.get(d).get(id).index + ")", m, id, method);
+            }
+            if (fromClient && !initializeAnswered && !method.equals("initialize") && !method.equals("ping")) {
+                violate(Check.BEFORE_INITIALIZE, "the client sent " + method + " before the server answered initialize",
+                        m, id, method);
+            } else if (!fromClient && !initializedNotified && !method.equals("ping")) {
+                violate(Check.BEFORE_INITIALIZE, "the server sent " + method + " before the client's "
+                        + "notifications/initialized", m, id, method);
+            }
+            if (fromClient) {
+                String needs = serverCapabilityFor(method);
+                if (needs != null && serverCapabilities != null && !declared(serverCapabilities, needs)) {
+                    violate(Check.UNDECLARED_CAPABILITY, method + " to a server that did not declare " + needs, m, id,
+                            method);
+                }
+                if (method.equals("initialize")) {
+                    requestedVersion = params != null ? text(params.get("protocolVersion")) : null;
+                    clientCapabilities = params != null ? params.get("capabilities") : null;
+                }
+            } else {
+                String needs = clientCapabilityFor(method);
+                if (needs != null && clientCapabilities != null && !declared(clientCapabilities, needs)) {
+                    violate(Check.UNDECLARED_CAPABILITY, method + " to a client that did not declare " + needs, m, id,
+                            method);
+                }
+            }
+            String tool = method.equals("tools/call") && params != null ? text(params.get("name")) : null;
+            boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
+            pending.get(d).put(id, new Pending(id, method, tool, firstPage, m));
+        }
+
+        void notification(Message m, String method, JsonNode params) {
+            boolean fromClient = m.direction() == Direction.CLIENT_TO_SERVER;
+            if (fromClient && method.equals("notifications/initialized")) {
+                initializedNotified = true;
+            }
+            if (method.equals("notifications/cancelled") && params != null) {
+                Pending p = pending.get(m.direction()).get(idOf(params.get("requestId")));
+                if (p != null) {
+                    p.cancelled = true; // the receiver may answer it or not
+                }
+            }
+            String needs = fromClient ? null : serverNotificationCapability(method);
+            if (needs != null && serverCapabilities != null && !declared(serverCapabilities, needs)) {
+                violate(Check.UNDECLARED_CAPABILITY, "the server sent " + method + " but did not declare " + needs, m,
+                        null, method);
+            }
+            if (fromClient && method.equals("notifications/roots/list_changed") && clientCapabilities != null
+                    && !declared(clientCapabilities, "roots.listChanged")) {
+                violate(Check.UNDECLARED_CAPABILITY, "the client sent " + method + " but did not declare "
+                        + "roots.listChanged", m, null, method);
+            }
+            if (!fromClient && method.equals("notifications/tools/list_changed")) {
+                tools = null; // the next tools/list says what there is
+            }
+        }
+
+        void response(Message m, Object id, JsonNode error, JsonNode result) {
+            Direction requestDirection = m.direction() == Direction.CLIENT_TO_SERVER ? Direction.SERVER_TO_CLIENT
+                    : Direction.CLIENT_TO_SERVER;
+            Pending p = pending.get(requestDirection).remove(id);
+            if (p == null) {
+                p = late.get(requestDirection).remove(id); // reported as late already; its content still counts
+            }
+            String method = p != null ? p.method : null;
+            if (error != null) {
+                checkError(m, id, method, error);
+            }
+            if (p == null) {
+                violate(Check.RESPONSE_UNKNOWN_ID, "id " + id + " answers no request in flight from the "
+                        + (requestDirection == Direction.CLIENT_TO_SERVER ? "client" : "server"), m, id, null);
+                return;
+            }
+            if (result == null) {
+                return;
+            }
+            switch (p.method) {
+                case "initialize" -> initialized(m, id, result);
+                case "tools/list" -> toolsListed(m, id, p, result);
+                case "tools/call" -> {
+                    if (tools != null && p.tool != null && !tools.contains(p.tool)) {
+                        violate(Check.UNKNOWN_TOOL_RESULT, "a tools/call of '" + p.tool + "', which tools/list does not "
+                                + "list, was answered with a result (expected: a JSON-RPC error, such as -32602)", m,
+                                id, p.method);
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+
+        private void initialized(Message m, Object id, JsonNode result) {
+            initializeAnswered = true;
+            serverCapabilities = result.get("capabilities");
+            String chosen = text(result.get("protocolVersion"));
+            if (chosen == null) {
+                violate(Check.PROTOCOL_VERSION, "no protocolVersion in the initialize result", m, id, "initialize");
+            } else if (!chosen.equals(requestedVersion) && !REVISIONS.contains(chosen)) {
+                violate(Check.PROTOCOL_VERSION, "the server chose '" + chosen + "'; the client asked for '"
+                        + requestedVersion + "' (expected: that, or a published revision: " + new java.util.TreeSet<>(
+                        REVISIONS) + ")", m, id, "initialize");
+            }
+        }
+
+        private void toolsListed(Message m, Object id, Pending p, JsonNode result) {
+            if (p.firstPage || toolsInProgress == null) {
+                toolsInProgress = new HashSet<>();
+            }
+            JsonNode list = result.get("tools");
+            if (list != null && list.isArray()) {
+                for (JsonNode tool : list) {
+                    String name = text(tool.get("name"));
+                    String label = name != null ? "tool '" + name + "'" : "a tool without a name";
+                    if (name != null) {
+                        if (!toolsInProgress.add(name)) {
+                            violate(Check.DUPLICATE_TOOL_NAME, "tool '" + name + "' is listed twice", m, id, p.method);
+                        }
+                        if (!TOOL_NAME.matcher(name).matches()) {
+                            violate(Check.TOOL_NAME_FORMAT, "tool name '" + name + "' (expected: 1 to 128 of A-Z a-z 0-9"
+                                    + " _ - .)", m, id, p.method);
+                        }
+                    }
+                    List<String> input = schemas.problems(tool.get("inputSchema"));
+                    if (!input.isEmpty()) {
+                        violate(Check.INPUT_SCHEMA, label + ": inputSchema " + String.join("; ", input), m, id,
+                                p.method);
+                    }
+                    JsonNode output = tool.get("outputSchema");
+                    if (output != null) {
+                        List<String> problems = schemas.problems(output);
+                        if (!problems.isEmpty()) {
+                            violate(Check.OUTPUT_SCHEMA, label + ": outputSchema " + String.join("; ", problems), m,
+                                    id, p.method);
+                        }
+                    }
+                }
+            } else {
+                violate(Check.INVALID_ENVELOPE, "a tools/list result without a tools array", m, id, p.method);
+            }
+            JsonNode next = result.get("nextCursor");
+            if (next == null || next.isNull()) {
+                tools = toolsInProgress;
+                toolsInProgress = null;
+            }
+        }
+    }
+
+    /** The server capability a client request needs, as a dotted path, or null. */
+    static String serverCapabilityFor(String method) {
+        if (method.startsWith("tools/")) {
+            return "tools";
+        }
+        if (method.equals("resources/subscribe") || method.equals("resources/unsubscribe")) {
+            return "resources.subscribe";
+        }
+        if (method.startsWith("resources/")) {
+            return "resources";
+        }
+        if (method.startsWith("prompts/")) {
+            return "prompts";
+        }
+        if (method.equals("logging/setLevel")) {
+            return "logging";
+        }
+        if (method.equals("completion/complete")) {
+            return "completions";
+        }
+        return null;
+    }
+
+    /** The client capability a server request needs, or null. */
+    static String clientCapabilityFor(String method) {
+        return switch (method) {
+            case "sampling/createMessage" -> "sampling";
+            case "roots/list" -> "roots";
+            case "elicitation/create" -> "elicitation";
+            default -> null;
+        };
+    }
+
+    /** The server capability a server notification needs, or null. */
+    static String serverNotificationCapability(String method) {
+        return switch (method) {
+            case "notifications/tools/list_changed" -> "tools.listChanged";
+            case "notifications/resources/list_changed" -> "resources.listChanged";
+            case "notifications/resources/updated" -> "resources.subscribe";
+            case "notifications/prompts/list_changed" -> "prompts.listChanged";
+            case "notifications/message" -> "logging";
+            default -> null;
+        };
+    }
+
+    /** Whether {@code capabilities} has the dotted path, with a value that is not false or null. */
+    static boolean declared(JsonNode capabilities, String path) {
+        JsonNode node = capabilities;
+        for (String part : path.split("\\.")) {
+            node = node != null && node.isObject() ? node.get(part) : null;
+        }
+        return node != null && !node.isNull() && !(node.isBoolean() && !node.asBoolean());
+    }
+
+    /**
+     * What a referee found: the count of each check's violations, the first
+     * {@value #KEPT_PER_CHECK} of each, how many messages it saw, how many requests it stopped
+     * following for room ({@code untracked}), and how many messages it never saw ({@code dropped}).
+     */
+    public record Report(Map<Check, Long> counts, Map<Check, List<Violation>> violations, long messages,
+                         long untracked, long dropped) {
+
+        /** The violations kept, all checks, in check order. */
+        public List<Violation> all() {
+            List<Violation> all = new ArrayList<>();
+            violations.values().forEach(all::addAll);
+            return all;
+        }
+
+        /** How many violations of {@code check}. */
+        public long count(Check check) {
+            return counts.getOrDefault(check, 0L);
+        }
+
+        /** Whether a violation of {@code severity} or worse was found. */
+        public boolean failsAt(Severity severity) {
+            return counts.entrySet().stream().anyMatch(e -> e.getValue() > 0
+                    && e.getKey().severity().ordinal() <= severity.ordinal());
+        }
+
+        /** The ids of the checks that fired, for tests and logs. */
+        public Set<String> firedIds() {
+            Set<String> ids = new java.util.TreeSet<>();
+            counts.forEach((c, n) -> {
+                if (n > 0) {
+                    ids.add(c.id());
+                }
+            });
+            return ids;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Referee(" + messages + " messages)";
+    }
+}

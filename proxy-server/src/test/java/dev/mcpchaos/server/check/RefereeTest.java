@@ -1,0 +1,276 @@
+package dev.mcpchaos.server.check;
+
+import dev.mcpchaos.core.frame.Direction;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each check on the smallest conversation that breaks it, beside the same conversation done
+ * right (which must fire nothing): a check that cannot fail, or fires on good traffic, fails here.
+ */
+class RefereeTest {
+
+    static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+            + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    static final String INIT_OK = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\","
+            + "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}";
+    static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    static final String LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+    static final String LIST_OK = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"echo\","
+            + "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"m\":{\"type\":\"string\"}}}}]}}";
+    static final String CALL = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+            + "\"arguments\":{\"m\":\"hi\"}}}";
+    static final String CALL_OK = "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+            + "\"text\":\"hi\"}]}}";
+
+    /** A conversation: lines prefixed "> " (client to server) or "< " (server to client). */
+    private static Referee.Report run(Duration deadline, long gapNanos, String... lines) {
+        Referee referee = new Referee(deadline);
+        long t = 0;
+        int i = 0;
+        for (String line : lines) {
+            Direction d = line.startsWith("> ") ? Direction.CLIENT_TO_SERVER : Direction.SERVER_TO_CLIENT;
+            boolean partial = line.startsWith("<~");
+            referee.observe(new Referee.Message("s", "stdio", d, i++, t, line.substring(2).trim(), true, partial));
+            t += gapNanos;
+        }
+        referee.finish();
+        return referee.report();
+    }
+
+    private static Referee.Report run(String... lines) {
+        return run(Duration.ofSeconds(60), 1_000_000, lines);
+    }
+
+    private static String[] good(String... replaced) {
+        List<String> lines = new ArrayList<>(List.of("> " + INIT, "< " + INIT_OK, "> " + INITIALIZED, "> " + LIST,
+                "< " + LIST_OK, "> " + CALL, "< " + CALL_OK));
+        for (int i = 0; i + 1 < replaced.length; i += 2) {
+            int at = lines.indexOf(replaced[i]);
+            assertThat(at).as("line to replace: " + replaced[i]).isNotNegative();
+            if (replaced[i + 1] == null) {
+                lines.remove(at);
+            } else {
+                lines.set(at, replaced[i + 1]);
+            }
+        }
+        return lines.toArray(String[]::new);
+    }
+
+    @Test
+    void aGoodConversationBreaksNothing() {
+        Referee.Report report = run(good());
+        assertThat(report.firedIds()).isEmpty();
+        assertThat(report.messages()).isEqualTo(7);
+    }
+
+    @Test
+    void aLogLineOnStdoutIsShownWithItsLine() {
+        Referee.Report report = run(good("< " + LIST_OK, "< Server started on stdio with key sk-proj4Fq9XbT2mK7LwZ3vR8nY",
+                "> " + CALL, null, "< " + CALL_OK, null));
+        assertThat(report.firedIds()).containsExactly("jsonrpc.unanswered-request", "stdio.stdout-not-json");
+        Violation v = report.violations().get(Check.STDOUT_NOT_JSON).get(0);
+        assertThat(v.excerpt()).startsWith("Server started on stdio").doesNotContain("4Fq9XbT2mK7");
+        assertThat(v.dir()).isEqualTo("s2c");
+    }
+
+    @Test
+    void aBannerBetweenGoodMessagesFiresOnlyTheFramingCheck() {
+        List<String> lines = new ArrayList<>(List.of(good()));
+        lines.add(2, "< MCP server ready");
+        lines.add("< 42");
+        Referee.Report report = run(lines.toArray(String[]::new));
+        assertThat(report.firedIds()).containsExactly("stdio.stdout-not-json");
+        assertThat(report.count(Check.STDOUT_NOT_JSON)).isEqualTo(2);
+    }
+
+    @Test
+    void anUnterminatedLastLine() {
+        assertThat(run(good("< " + CALL_OK, "<~" + CALL_OK)).firedIds()).containsExactly("stdio.unterminated-line");
+    }
+
+    @Test
+    void notJsonFromTheClient() {
+        List<String> lines = new ArrayList<>(List.of(good()));
+        lines.add("> {\"jsonrpc\":\"2.0\",");
+        assertThat(run(lines.toArray(String[]::new)).firedIds()).containsExactly("jsonrpc.not-json");
+    }
+
+    @Test
+    void invalidEnvelopes() {
+        assertThat(run(good("< " + CALL_OK, "< " + CALL_OK.replace("\"2.0\"", "\"1.0\""))).firedIds())
+                .containsExactly("jsonrpc.invalid-envelope");
+        assertThat(run(good("> " + CALL, "> " + CALL.replace("\"id\":3", "\"id\":3.5"), "< " + CALL_OK, null))
+                .firedIds()).containsExactly("jsonrpc.invalid-envelope");
+        assertThat(run(good("> " + CALL, "> " + CALL.replace("\"method\":\"tools/call\"", "\"method\":7"),
+                "< " + CALL_OK, null)).firedIds()).containsExactly("jsonrpc.invalid-envelope");
+    }
+
+    @Test
+    void resultAndError() {
+        assertThat(run(good("< " + CALL_OK, "< " + CALL_OK.replace("}]}}", "}]},\"error\":{\"code\":-32603,"
+                + "\"message\":\"x\"}}"))).firedIds()).containsExactly("jsonrpc.result-and-error");
+    }
+
+    @Test
+    void duplicateRequestIdInFlight() {
+        Referee.Report report = run("> " + INIT, "< " + INIT_OK, "> " + INITIALIZED, "> " + CALL, "> " + CALL,
+                "< " + CALL_OK, "< " + CALL_OK);
+        assertThat(report.firedIds()).contains("jsonrpc.duplicate-request-id");
+        // an id used again after its answer came is no duplicate
+        assertThat(run("> " + INIT, "< " + INIT_OK, "> " + INITIALIZED, "> " + CALL, "< " + CALL_OK, "> " + CALL,
+                "< " + CALL_OK).firedIds()).isEmpty();
+    }
+
+    @Test
+    void aResponseWithAnIdNobodySent() {
+        List<String> lines = new ArrayList<>(List.of(good()));
+        lines.add("< " + CALL_OK.replace("\"id\":3", "\"id\":99"));
+        Referee.Report report = run(lines.toArray(String[]::new));
+        assertThat(report.firedIds()).containsExactly("jsonrpc.response-unknown-id");
+        assertThat(report.violations().get(Check.RESPONSE_UNKNOWN_ID).get(0).id()).isEqualTo(99L);
+        lines.add("< " + CALL_OK); // answered twice
+        assertThat(run(lines.toArray(String[]::new)).count(Check.RESPONSE_UNKNOWN_ID)).isEqualTo(2);
+    }
+
+    @Test
+    void unansweredAtTheEndAndLateBeyondTheDeadline() {
+        assertThat(run(good("< " + CALL_OK, null)).firedIds()).containsExactly("jsonrpc.unanswered-request");
+        // 3 s between messages, deadline 2 s: each answer is late, and reported once, as late (not as unknown)
+        Referee.Report late = run(Duration.ofSeconds(2), 3_000_000_000L, good());
+        assertThat(late.firedIds()).containsExactly("jsonrpc.unanswered-request");
+        assertThat(late.count(Check.UNANSWERED_REQUEST)).isEqualTo(3);
+        assertThat(late.violations().get(Check.UNANSWERED_REQUEST).get(0).detail()).contains("within 2s");
+        // the same with a deadline of 10 s: nothing
+        assertThat(run(Duration.ofSeconds(10), 3_000_000_000L, good()).firedIds()).isEmpty();
+        // a cancelled request need not be answered
+        assertThat(run(good("< " + CALL_OK, "> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                + "\"params\":{\"requestId\":3}}")).firedIds()).isEmpty();
+    }
+
+    @Test
+    void errorCodes() {
+        String err = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":%s,\"message\":\"no\"}}";
+        assertThat(run(good("< " + CALL_OK, err.formatted("-32500"))).firedIds()).containsExactly("jsonrpc.error-code");
+        assertThat(run(good("< " + CALL_OK, err.formatted("\"bad\""))).firedIds()).containsExactly("jsonrpc.error-code");
+        for (String fine : List.of("-32602", "-32700", "-32002", "-32042", "-1", "400")) {
+            assertThat(run(good("< " + CALL_OK, err.formatted(fine))).firedIds()).as(fine).isEmpty();
+        }
+    }
+
+    @Test
+    void requestsBeforeInitialize() {
+        Referee.Report report = run("> " + LIST, "< " + LIST_OK, "> " + INIT, "< " + INIT_OK, "> " + INITIALIZED);
+        assertThat(report.firedIds()).containsExactly("lifecycle.before-initialize");
+        assertThat(run("> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}", "< {\"jsonrpc\":\"2.0\",\"id\":9,"
+                + "\"result\":{}}", "> " + INIT, "< " + INIT_OK).firedIds()).isEmpty();
+        assertThat(run("> " + INIT.replace("\"capabilities\":{}", "\"capabilities\":{\"roots\":{}}"),
+                "< {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}", "< " + INIT_OK,
+                "> {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{\"roots\":[]}}").firedIds())
+                .containsExactly("lifecycle.before-initialize");
+    }
+
+    @Test
+    void protocolVersion() {
+        assertThat(run(good("< " + INIT_OK, "< " + INIT_OK.replace("2025-06-18", "2023-01-01"))).firedIds())
+                .containsExactly("lifecycle.protocol-version");
+        // another published revision than the one asked for: the server does not speak it, which is allowed
+        assertThat(run(good("< " + INIT_OK, "< " + INIT_OK.replace("2025-06-18", "2025-03-26"))).firedIds()).isEmpty();
+    }
+
+    @Test
+    void capabilitiesNotDeclared() {
+        String noTools = "< " + INIT_OK.replace("{\"tools\":{}}", "{}");
+        assertThat(run(good("< " + INIT_OK, noTools)).firedIds()).containsExactly("lifecycle.undeclared-capability");
+        List<String> lines = new ArrayList<>(List.of(good()));
+        lines.add("< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+        lines.add("< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\","
+                + "\"data\":\"x\"}}");
+        Referee.Report report = run(lines.toArray(String[]::new));
+        assertThat(report.firedIds()).containsExactly("lifecycle.undeclared-capability");
+        assertThat(report.count(Check.UNDECLARED_CAPABILITY)).isEqualTo(2);
+        String declared = "< " + INIT_OK.replace("{\"tools\":{}}", "{\"tools\":{\"listChanged\":true},\"logging\":{}}");
+        lines.set(1, declared);
+        assertThat(run(lines.toArray(String[]::new)).firedIds()).isEmpty();
+    }
+
+    private static String listWith(String tools) {
+        return "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[" + tools + "]}}";
+    }
+
+    @Test
+    void toolSchemas() {
+        String notObject = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"string\"}}";
+        assertThat(run(good("< " + LIST_OK, listWith(notObject))).firedIds()).containsExactly("tools.input-schema");
+        String missing = "{\"name\":\"echo\"}";
+        assertThat(run(good("< " + LIST_OK, listWith(missing))).firedIds()).containsExactly("tools.input-schema");
+        String badKeyword = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"m\":{\"type\":"
+                + "\"strin\"}},\"required\":\"m\"}}";
+        Referee.Report report = run(good("< " + LIST_OK, listWith(badKeyword)));
+        assertThat(report.firedIds()).containsExactly("tools.input-schema");
+        assertThat(report.violations().get(Check.INPUT_SCHEMA).get(0).detail()).contains("meta-schema");
+        String badOutput = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":"
+                + "\"object\",\"properties\":{\"n\":{\"minimum\":\"zero\"}}}}";
+        assertThat(run(good("< " + LIST_OK, listWith(badOutput))).firedIds()).containsExactly("tools.output-schema");
+        String draft7 = "{\"name\":\"echo\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+                + "\"type\":\"object\",\"properties\":{\"m\":{\"type\":\"string\"}},\"additionalProperties\":false},"
+                + "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0}}}}";
+        assertThat(run(good("< " + LIST_OK, listWith(draft7))).firedIds()).isEmpty();
+    }
+
+    @Test
+    void toolNames() {
+        String two = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"echo\",\"inputSchema\":"
+                + "{\"type\":\"object\"}}";
+        assertThat(run(good("< " + LIST_OK, listWith(two))).firedIds()).containsExactly("tools.duplicate-name");
+        String spaced = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"send mail\","
+                + "\"inputSchema\":{\"type\":\"object\"}}";
+        assertThat(run(good("< " + LIST_OK, listWith(spaced))).firedIds()).containsExactly("tools.name-format");
+        String fine = "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"admin.tools-list_V2\","
+                + "\"inputSchema\":{\"type\":\"object\"}}";
+        assertThat(run(good("< " + LIST_OK, listWith(fine))).firedIds()).isEmpty();
+    }
+
+    @Test
+    void anUnknownToolAnsweredWithAResult() {
+        String call = "> " + CALL.replace("\"echo\"", "\"nope\"");
+        assertThat(run(good("> " + CALL, call)).firedIds()).containsExactly("tools.unknown-tool-result");
+        String refused = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: nope\"}}";
+        assertThat(run(good("> " + CALL, call, "< " + CALL_OK, refused)).firedIds()).isEmpty();
+        // after list_changed the list is stale: no verdict until the next tools/list
+        List<String> stale = new ArrayList<>(List.of(good("> " + CALL, call)));
+        stale.add(5, "< {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+        stale.set(1, "< " + INIT_OK.replace("{\"tools\":{}}", "{\"tools\":{\"listChanged\":true}}"));
+        assertThat(run(stale.toArray(String[]::new)).firedIds()).isEmpty();
+    }
+
+    @Test
+    void violationsAreCappedPerCheckAndCounted() {
+        List<String> lines = new ArrayList<>(List.of(good()));
+        for (int i = 0; i < 500; i++) {
+            lines.add("< log line " + i);
+        }
+        Referee.Report report = run(lines.toArray(String[]::new));
+        assertThat(report.count(Check.STDOUT_NOT_JSON)).isEqualTo(500);
+        assertThat(report.violations().get(Check.STDOUT_NOT_JSON)).hasSize(Referee.KEPT_PER_CHECK);
+        assertThat(report.failsAt(Severity.ERROR)).isTrue();
+    }
+
+    @Test
+    void requestsInFlightAreBounded() {
+        Referee referee = new Referee();
+        for (int i = 0; i < Referee.MAX_IN_FLIGHT + 5; i++) {
+            referee.observe(new Referee.Message("s", "stdio", Direction.CLIENT_TO_SERVER, i, i,
+                    "{\"jsonrpc\":\"2.0\",\"id\":" + i + ",\"method\":\"ping\"}", true, false));
+        }
+        referee.finish();
+        Referee.Report report = referee.report();
+        assertThat(report.untracked()).isEqualTo(5);
+        assertThat(report.count(Check.UNANSWERED_REQUEST)).isEqualTo(Referee.MAX_IN_FLIGHT);
+    }
+}
