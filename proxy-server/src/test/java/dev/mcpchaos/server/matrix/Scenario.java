@@ -100,7 +100,10 @@ final class Scenario {
                 cases.append(quote(Msg.W_CALL)).append(") say ").append(quote(Msg.W_RESULT)).append(" ;;\n");
                 break;
             case STDIO_SERVER_NOTIFICATION:
-                cases.append(quote(Msg.T_CALL)).append(") say ").append(quote(Msg.PROGRESS)).append(' ')
+                // Both lines in one write (coreutils' printf buffers a pipe until it exits): the
+                // result is on its way before the notification reaches the proxy, so a crash at
+                // the notification must still let it through (bash's builtin writes per line).
+                cases.append(quote(Msg.T_CALL)).append(") /usr/bin/printf '%s\\n' ").append(quote(Msg.PROGRESS)).append(' ')
                         .append(quote(Msg.T_RESULT)).append(" ;;\n");
                 break;
             case STDIO_SERVER_REQUEST:
