@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
+import dev.mcpchaos.core.transport.stdio.StdioServer;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.journal.Journal;
 
@@ -39,6 +40,16 @@ public final class McpChaosProxy {
     /** A proxy that starts {@code command} as an MCP server over stdio and relays to it. */
     public static StdioBuilder stdio(List<String> command) {
         return new StdioBuilder(command);
+    }
+
+    /**
+     * A stdio proxy in front of a server that is not a child process, such as one running in this
+     * JVM ({@link dev.mcpchaos.core.transport.stdio.InProcessServer}): the replay of a cassette
+     * sits behind the same interceptor chain, rules included, this way. The directory and
+     * environment settings do not apply.
+     */
+    public static StdioBuilder stdio(StdioServer.Launcher server) {
+        return new StdioBuilder(StdioProxy.builder(server));
     }
 
     /**
@@ -91,6 +102,10 @@ public final class McpChaosProxy {
 
         private StdioBuilder(List<String> command) {
             this.delegate = StdioProxy.builder(command);
+        }
+
+        private StdioBuilder(StdioProxy.Builder delegate) {
+            this.delegate = delegate;
         }
 
         /** The server's working directory; default: the proxy's. */

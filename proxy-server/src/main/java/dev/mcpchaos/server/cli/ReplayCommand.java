@@ -1,30 +1,45 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.core.transport.stdio.InProcessServer;
+import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.replay.OnExhausted;
 import dev.mcpchaos.server.replay.StdioReplay;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code mcp-chaos replay FILE...}: plays the recorded server over stdin and stdout. */
+/**
+ * {@code mcp-chaos replay FILE...}: plays the recorded server over stdin and stdout, behind the
+ * same proxy (rules, seed, journal, metrics, control API) as {@code mcp-chaos stdio}.
+ */
 @Command(name = "replay",
         mixinStandardHelpOptions = true,
         description = {"Play the server recorded in cassettes (see docs/record-replay.md) on stdin and stdout: a "
                 + "drop-in for a server command in an MCP client's config. Each request gets what was recorded for "
                 + "the same method and params (_meta, the id and progress tokens aside); repeats in recorded order, "
-                + "then the last again; a request with no recording gets error -32601 naming the closest recorded one."},
-        footer = {"", "Example:", "  mcp-chaos replay cassettes/everything.ndjson"})
+                + "then the last again (or an error, --on-exhausted error); a request with no recording gets error "
+                + "-32601 naming the closest recorded one.",
+            "The replayed server sits behind the same proxy as a real one: --rules and --seed apply faults to its "
+                + "traffic, and the journal, metrics and control API work as for mcp-chaos stdio."},
+        footer = {"", "Examples:", "  mcp-chaos replay cassettes/everything.ndjson",
+            "  mcp-chaos replay cassettes/everything.ndjson --rules examples/slow-tool.yaml --seed 42"})
 final class ReplayCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Cassettes to play, in this order.")
@@ -34,10 +49,19 @@ final class ReplayCommand implements Callable<Integer> {
             description = "Exit with code 1 at the end when any request had no recording (for CI).")
     boolean failOnUnmatched;
 
+    @Option(names = "--on-exhausted", paramLabel = "last|error", defaultValue = "last",
+            description = "What a repeat of a request gets once all its recordings were served: the last one again "
+                    + "(default), or error -32601 (counted as unmatched).")
+    String onExhausted;
+
+    @CommandLine.Mixin
+    ChaosOptions chaos = new ChaosOptions();
+
     @Override
     public Integer call() throws IOException {
         OutputStream protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
         System.setOut(System.err); // stdout belongs to the protocol
+        OnExhausted exhausted = parseOnExhausted(onExhausted);
         List<Cassette> cassettes = new ArrayList<>();
         for (Path file : files) {
             try {
@@ -51,8 +75,37 @@ final class ReplayCommand implements Callable<Integer> {
                 return StdioCommand.RULES_REFUSED;
             }
         }
-        StdioReplay replay = new StdioReplay(cassettes);
-        replay.serve(System.in, protocol);
+        StdioReplay replay = new StdioReplay(cassettes, exhausted);
+        McpChaosProxy.StdioBuilder builder = McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))
+                .clientInput(new FileInputStream(FileDescriptor.in))
+                .clientOutput(protocol);
+        chaos.applyTo(builder, null);
+        McpChaosProxy.Running proxy;
+        try {
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
+            }
+            proxy = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.RULES_REFUSED;
+        } catch (ProxyStartException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.exitCode(e);
+        }
+        try {
+            proxy.exitCode().join();
+        } finally {
+            proxy.close();
+        }
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+    }
+
+    static OnExhausted parseOnExhausted(String text) {
+        try {
+            return OnExhausted.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--on-exhausted: '" + text + "' (expected: last or error)");
+        }
     }
 }

@@ -22,8 +22,8 @@ import java.util.TreeMap;
  * notifications and requests the server sent of its own accord after it. {@code initialize} is
  * keyed by its method alone: clients differ in their name and capabilities.
  *
- * <p>Repeats of one key are served in recorded order, then the last one again. Not thread-safe:
- * one replay loop uses it.
+ * <p>Repeats of one key are served in recorded order, then the last one again (or an error, see
+ * {@link OnExhausted}). Not thread-safe: one replay loop uses it.
  */
 final class ReplayIndex {
 
@@ -108,14 +108,34 @@ final class ReplayIndex {
 
     /** The answer to a live request, or null when nothing like it was recorded. */
     Answer answer(JsonNode request) {
+        return answer(request, OnExhausted.LAST);
+    }
+
+    /**
+     * The answer to a live request: the next of its recordings, then as {@code onExhausted} says
+     * ({@link #EXHAUSTED} for {@link OnExhausted#ERROR}); null when nothing like it was recorded.
+     */
+    Answer answer(JsonNode request, OnExhausted onExhausted) {
         String key = key(request);
         List<Answer> recorded = answers.get(key);
         if (recorded == null) {
             return null;
         }
         int n = served.merge(key, 1, Integer::sum) - 1;
+        if (n >= recorded.size() && onExhausted == OnExhausted.ERROR) {
+            return EXHAUSTED;
+        }
         return recorded.get(Math.min(n, recorded.size() - 1));
     }
+
+    /** How many times a request of this key was recorded. */
+    int recordings(JsonNode request) {
+        List<Answer> recorded = answers.get(key(request));
+        return recorded == null ? 0 : recorded.size();
+    }
+
+    /** What {@link #answer(JsonNode, OnExhausted)} returns for a request whose recordings are used up. */
+    static final Answer EXHAUSTED = new Answer(List.of(), null, List.of());
 
     /** What the server sent after a client notification of this method, or nothing. */
     List<JsonNode> afterNotification(String method) {

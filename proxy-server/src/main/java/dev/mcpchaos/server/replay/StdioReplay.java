@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Plays the server of recorded cassettes over stdio: reads the client's messages one a line,
@@ -24,7 +25,9 @@ import java.util.Objects;
  * {@link ReplayIndex}), with the live request's id and progress token put in, and sends the
  * notifications the server sent on its own at their recorded place. A request with no recording
  * gets a JSON-RPC error {@code -32601} that names its method and the closest recorded request,
- * and is counted. No timing, no faults yet: answers go out at once.
+ * and is counted. Answers go out at once. Faults come from the proxy in front of it: behind
+ * {@code McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))} it sits
+ * behind the same interceptor chain as a real server.
  */
 public final class StdioReplay {
 
@@ -32,12 +35,22 @@ public final class StdioReplay {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ReplayIndex index;
-    private long served;
-    private long unmatched;
+    private final OnExhausted onExhausted;
+    private final AtomicLong served = new AtomicLong();
+    private final AtomicLong unmatched = new AtomicLong();
 
-    /** @param cassettes what to play, read in this order */
+    /** @param cassettes what to play, read in this order; repeats beyond the recordings get the last again */
     public StdioReplay(List<Cassette> cassettes) {
+        this(cassettes, OnExhausted.LAST);
+    }
+
+    /**
+     * @param cassettes   what to play, read in this order
+     * @param onExhausted what a repeat beyond its recordings gets
+     */
+    public StdioReplay(List<Cassette> cassettes, OnExhausted onExhausted) {
         this.index = new ReplayIndex(Objects.requireNonNull(cassettes, "cassettes"));
+        this.onExhausted = Objects.requireNonNull(onExhausted, "onExhausted");
     }
 
     /** How many recorded requests the cassettes hold. */
@@ -47,12 +60,18 @@ public final class StdioReplay {
 
     /** Requests answered from the cassettes so far. */
     public long served() {
-        return served;
+        return served.get();
     }
 
     /** Requests that had no recording so far. */
     public long unmatched() {
-        return unmatched;
+        return unmatched.get();
+    }
+
+    /** {@link #serve} as an {@link dev.mcpchaos.core.transport.stdio.InProcessServer.Body}: exit code 0 at the end. */
+    public int serveUntilEnd(InputStream in, OutputStream out) throws IOException {
+        serve(in, out);
+        return 0;
     }
 
     /** Serves until {@code in} ends; {@code out} gets one message a line. */
@@ -80,9 +99,17 @@ public final class StdioReplay {
                 continue;
             }
             JsonNode id = message.get("id");
-            ReplayIndex.Answer answer = index.answer(message);
+            ReplayIndex.Answer answer = index.answer(message, onExhausted);
+            if (answer == ReplayIndex.EXHAUSTED) {
+                unmatched.incrementAndGet();
+                String text = "no recording left for " + ReplayIndex.key(message) + ": it was recorded "
+                        + index.recordings(message) + " time(s) and every one was served (on-exhausted: error)";
+                log.warn("replay: {}", text);
+                write(out, error(id, -32601, text));
+                continue;
+            }
             if (answer == null) {
-                unmatched++;
+                unmatched.incrementAndGet();
                 String closest = index.closest(message);
                 String text = "no recording for " + ReplayIndex.key(message) + " (closest recorded: "
                         + (closest == null ? "none, the cassettes hold no requests" : closest) + ")";
@@ -90,7 +117,7 @@ public final class StdioReplay {
                 write(out, error(id, -32601, text));
                 continue;
             }
-            served++;
+            served.incrementAndGet();
             String liveToken = ReplayIndex.progressToken(message);
             JsonNode liveTokenNode = message.path("params").path("_meta").get("progressToken");
             if (liveToken != null) {
@@ -108,7 +135,7 @@ public final class StdioReplay {
             }
         }
         log.info("replay: the client's input ended; {} requests answered from the cassettes, {} without a recording",
-                served, unmatched);
+                served.get(), unmatched.get());
     }
 
     private static ObjectNode error(JsonNode id, int code, String message) {
