@@ -18,6 +18,7 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,10 +58,27 @@ final class ReplayCommand implements Callable<Integer> {
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
 
+    /** The client's side; null: this process's stdin and stdout. */
+    private final InputStream clientIn;
+    private final OutputStream clientOut;
+
+    ReplayCommand() {
+        this(null, null);
+    }
+
+    /** For tests: the client on these streams instead of stdin and stdout. */
+    ReplayCommand(InputStream clientIn, OutputStream clientOut) {
+        this.clientIn = clientIn;
+        this.clientOut = clientOut;
+    }
+
     @Override
     public Integer call() throws IOException {
-        OutputStream protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
-        System.setOut(System.err); // stdout belongs to the protocol
+        OutputStream protocol = clientOut;
+        if (protocol == null) {
+            protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
+            System.setOut(System.err); // stdout belongs to the protocol
+        }
         OnExhausted exhausted = parseOnExhausted(onExhausted);
         List<Cassette> cassettes = new ArrayList<>();
         for (Path file : files) {
@@ -77,7 +95,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         StdioReplay replay = new StdioReplay(cassettes, exhausted);
         McpChaosProxy.StdioBuilder builder = McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))
-                .clientInput(new FileInputStream(FileDescriptor.in))
+                .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
                 .clientOutput(protocol);
         chaos.applyTo(builder, null);
         McpChaosProxy.Running proxy;
