@@ -53,6 +53,39 @@ public final class McpChaosProxy {
     }
 
     /**
+     * A stdio proxy in front of the server recorded in cassettes: {@code replay} plays it in this
+     * JVM, behind the same chain as a live server (rules, seed, journal, metrics).
+     *
+     * <pre>{@code
+     * StdioReplay replay = new StdioReplay(List.of(Cassette.read(Path.of("cassettes/everything.ndjson"))));
+     * try (McpChaosProxy.Running proxy = McpChaosProxy.replay(replay).rules(rules).seed(42).start()) { ... }
+     * }</pre>
+     */
+    public static StdioBuilder replay(dev.mcpchaos.server.replay.StdioReplay replay) {
+        java.util.Objects.requireNonNull(replay, "replay");
+        return stdio(dev.mcpchaos.core.transport.stdio.InProcessServer.launcher("replay", replay::serveUntilEnd));
+    }
+
+    /**
+     * An HTTP proxy in front of the server recorded in cassettes, played over Streamable HTTP by
+     * {@code replay} on 127.0.0.1 (a free port, started now, closed with the proxy or when it fails
+     * to start). Clients use {@link RunningProxy#mcpUrl()}.
+     *
+     * @throws ProxyStartException ({@code ADDRESS}) when the replay cannot listen on loopback
+     */
+    public static HttpProxyBuilder replay(dev.mcpchaos.server.replay.HttpReplay replay) {
+        java.util.Objects.requireNonNull(replay, "replay");
+        dev.mcpchaos.server.demo.DemoHttpServer server;
+        try {
+            server = replay.start(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+        } catch (java.io.IOException e) {
+            throw new ProxyStartException(ProxyStartException.Reason.ADDRESS,
+                    "the replay cannot listen on 127.0.0.1: " + e.getMessage(), e);
+        }
+        return new HttpProxyBuilder(server.endpoint()).owning(server);
+    }
+
+    /**
      * A proxy in front of the Streamable HTTP MCP server at {@code upstream}, such as
      * {@code http://127.0.0.1:3001/mcp}. Clients use the same paths on the proxy.
      */

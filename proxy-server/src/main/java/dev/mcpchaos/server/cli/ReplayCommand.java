@@ -1,11 +1,12 @@
 package dev.mcpchaos.server.cli;
 
-import dev.mcpchaos.core.transport.stdio.InProcessServer;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.HttpProxyBuilder;
+import dev.mcpchaos.server.replay.HttpReplay;
 import dev.mcpchaos.server.replay.OnExhausted;
 import dev.mcpchaos.server.replay.StdioReplay;
 import picocli.CommandLine;
@@ -55,6 +56,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + "(default), or error -32601 (counted as unmatched).")
     String onExhausted;
 
+    @Option(names = "--http", paramLabel = "HOST:PORT",
+            description = "Serve the cassettes over Streamable HTTP on this address (endpoint /mcp) instead of stdio: "
+                    + "a fresh Mcp-Session-Id per initialize, answers as JSON or SSE events as recorded. Runs until "
+                    + "SIGTERM or SIGINT.")
+    String http;
+
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
 
@@ -93,8 +100,11 @@ final class ReplayCommand implements Callable<Integer> {
                 return StdioCommand.RULES_REFUSED;
             }
         }
+        if (http != null) {
+            return serveHttp(cassettes, exhausted);
+        }
         StdioReplay replay = new StdioReplay(cassettes, exhausted);
-        McpChaosProxy.StdioBuilder builder = McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))
+        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay)
                 .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
                 .clientOutput(protocol);
         chaos.applyTo(builder, null);
@@ -116,6 +126,48 @@ final class ReplayCommand implements Callable<Integer> {
         } finally {
             proxy.close();
         }
+        return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+    }
+
+    private int serveHttp(List<Cassette> cassettes, OnExhausted exhausted) throws IOException {
+        java.net.InetSocketAddress address;
+        try {
+            address = HttpCommand.parseAddress("--http", http);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException(e.getMessage());
+        }
+        HttpReplay replay = new HttpReplay(cassettes, exhausted);
+        HttpProxyBuilder.RunningHttp proxy;
+        try {
+            HttpProxyBuilder builder = McpChaosProxy.replay(replay).listen(address);
+            chaos.applyTo(builder, null);
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
+            }
+            proxy = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.RULES_REFUSED;
+        } catch (ProxyStartException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.exitCode(e);
+        }
+        System.err.println("mcp-chaos: replaying " + files.size() + " cassette(s) on " + proxy.mcpUrl());
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> stop.countDown());
+            } catch (IllegalArgumentException ignored) {
+                // no such signal here
+            }
+        }
+        try (proxy) {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.err.println("mcp-chaos: replay stopped; " + replay.served() + " requests answered from the cassettes, "
+                + replay.unmatched() + " without a recording");
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
     }
 

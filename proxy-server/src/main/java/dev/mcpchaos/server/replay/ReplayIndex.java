@@ -28,7 +28,7 @@ import java.util.TreeMap;
 final class ReplayIndex {
 
     /** What the server sent for one recorded client message. */
-    record Answer(List<JsonNode> progress, JsonNode response, List<JsonNode> after) {
+    record Answer(List<JsonNode> progress, JsonNode response, List<JsonNode> after, boolean sse) {
     }
 
     private final Map<String, List<Answer>> answers = new LinkedHashMap<>();
@@ -60,6 +60,7 @@ final class ReplayIndex {
             String token = progressToken(message);
             List<JsonNode> progress = new ArrayList<>();
             JsonNode response = null;
+            boolean sse = false;
             int end = i + 1;
             for (; end < entries.size(); end++) {
                 CassetteEntry later = entries.get(end);
@@ -69,6 +70,7 @@ final class ReplayIndex {
                 }
                 if (!m.has("method") && id.equals(m.get("id"))) {
                     response = m;
+                    sse = later.http() != null && later.http().sse();
                     break;
                 }
                 if (token != null && "notifications/progress".equals(m.path("method").asText())
@@ -80,7 +82,7 @@ final class ReplayIndex {
                 continue; // never answered in the recording: nothing to replay
             }
             answers.computeIfAbsent(key(message), k -> new ArrayList<>())
-                    .add(new Answer(progress, response, unsolicitedAfter(entries, end, entry.session())));
+                    .add(new Answer(progress, response, unsolicitedAfter(entries, end, entry.session()), sse));
         }
     }
 
@@ -135,7 +137,17 @@ final class ReplayIndex {
     }
 
     /** What {@link #answer(JsonNode, OnExhausted)} returns for a request whose recordings are used up. */
-    static final Answer EXHAUSTED = new Answer(List.of(), null, List.of());
+    static final Answer EXHAUSTED = new Answer(List.of(), null, List.of(), false);
+
+    /** Whether the recorded answer to a request like this one came as SSE events (over HTTP). */
+    boolean answeredAsStream(JsonNode request) {
+        List<Answer> recorded = answers.get(key(request));
+        if (recorded == null) {
+            return false;
+        }
+        int n = served.getOrDefault(key(request), 0);
+        return recorded.get(Math.min(n, recorded.size() - 1)).sse();
+    }
 
     /** What the server sent after a client notification of this method, or nothing. */
     List<JsonNode> afterNotification(String method) {
