@@ -28,7 +28,8 @@ import java.util.TreeMap;
 final class ReplayIndex {
 
     /** What the server sent for one recorded client message. */
-    record Answer(List<JsonNode> progress, JsonNode response, List<JsonNode> after, boolean sse) {
+    record Answer(List<JsonNode> before, List<JsonNode> progress, JsonNode response, List<JsonNode> after,
+                  boolean sse) {
     }
 
     private final Map<String, List<Answer>> answers = new LinkedHashMap<>();
@@ -59,13 +60,21 @@ final class ReplayIndex {
             JsonNode id = message.get("id");
             String token = progressToken(message);
             List<JsonNode> progress = new ArrayList<>();
+            // The server's own messages between this request and its answer, up to the client's
+            // next message (a concurrent request's, whose own they then are): replayed before it.
+            List<JsonNode> before = new ArrayList<>();
+            boolean clientSpokeSince = false;
             JsonNode response = null;
             boolean sse = false;
             int end = i + 1;
             for (; end < entries.size(); end++) {
                 CassetteEntry later = entries.get(end);
                 JsonNode m = later.message();
-                if (later.direction() != Direction.SERVER_TO_CLIENT || m == null || !later.session().equals(entry.session())) {
+                if (m == null || !later.session().equals(entry.session())) {
+                    continue;
+                }
+                if (later.direction() != Direction.SERVER_TO_CLIENT) {
+                    clientSpokeSince = true;
                     continue;
                 }
                 if (!m.has("method") && id.equals(m.get("id"))) {
@@ -76,13 +85,15 @@ final class ReplayIndex {
                 if (token != null && "notifications/progress".equals(m.path("method").asText())
                         && token.equals(m.path("params").path("progressToken").asText(null))) {
                     progress.add(m);
+                } else if (!clientSpokeSince && m.has("method") && !"notifications/progress".equals(m.get("method").asText())) {
+                    before.add(m);
                 }
             }
             if (response == null) {
                 continue; // never answered in the recording: nothing to replay
             }
             answers.computeIfAbsent(key(message), k -> new ArrayList<>())
-                    .add(new Answer(progress, response, unsolicitedAfter(entries, end, entry.session()), sse));
+                    .add(new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session()), sse));
         }
     }
 
@@ -137,7 +148,7 @@ final class ReplayIndex {
     }
 
     /** What {@link #answer(JsonNode, OnExhausted)} returns for a request whose recordings are used up. */
-    static final Answer EXHAUSTED = new Answer(List.of(), null, List.of(), false);
+    static final Answer EXHAUSTED = new Answer(List.of(), List.of(), null, List.of(), false);
 
     /** Whether the recorded answer to a request like this one came as SSE events (over HTTP). */
     boolean answeredAsStream(JsonNode request) {

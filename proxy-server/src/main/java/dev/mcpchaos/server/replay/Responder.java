@@ -41,7 +41,11 @@ final class Responder {
         return index.answeredAsStream(request);
     }
 
-    /** The reply to {@code message}, its progress notifications given to {@code progress} first. */
+    /**
+     * The reply to {@code message}; what the server sent before it (its own messages recorded
+     * between the request and the answer, then the progress notifications) is given to
+     * {@code progress} first.
+     */
     synchronized Reply respond(JsonNode message, Consumer<JsonNode> progress) {
         if (!message.isObject() || !message.has("method")) {
             return new Reply(null, List.of()); // a client's answer to a server request, or no message
@@ -68,6 +72,7 @@ final class Responder {
             return new Reply(error(id, -32601, text), List.of());
         }
         served.incrementAndGet();
+        answer.before().forEach(progress); // the server's own messages recorded before the answer
         JsonNode liveToken = message.path("params").path("_meta").get("progressToken");
         if (liveToken != null && !liveToken.isNull()) {
             for (JsonNode recorded : answer.progress()) {

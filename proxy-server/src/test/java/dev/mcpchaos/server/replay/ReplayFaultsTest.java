@@ -140,7 +140,9 @@ class ReplayFaultsTest {
             client.send(call(2, 1));
             // The second closes the client's side: end of file, and never its answer.
             assertThat(client.next(Duration.ofSeconds(30))).isSameAs(ReplayClient.END);
-            assertThat(client.faults).extracting(FaultEvent::fault).containsExactly("disconnect");
+            // The listener is told on the session's executor, maybe after the close is seen.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(client.faults).extracting(FaultEvent::fault).containsExactly("disconnect"));
         }
     }
 
