@@ -17,6 +17,8 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     private final HttpProxy.Builder delegate;
     private final URI upstream;
     private boolean readyRequiresUpstream;
+    /** Closed with the proxy, or when it fails to start: an upstream this builder's caller started for it. */
+    private AutoCloseable owned;
 
     HttpProxyBuilder(URI upstream) {
         this.delegate = HttpProxy.builder(upstream);
@@ -162,6 +164,12 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
         return this;
     }
 
+    /** Makes the proxy close {@code upstream} when it closes, or when it fails to start. */
+    HttpProxyBuilder owning(AutoCloseable upstream) {
+        this.owned = upstream;
+        return this;
+    }
+
     /**
      * Binds the control endpoint (if any) and the proxy, and starts relaying. On failure nothing
      * is left listening.
@@ -172,6 +180,25 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      *         says which, its cause is the original exception
      */
     public RunningHttp start() {
+        try {
+            return startProxy();
+        } catch (RuntimeException e) {
+            closeOwned();
+            throw e;
+        }
+    }
+
+    private void closeOwned() {
+        if (owned != null) {
+            try {
+                owned.close();
+            } catch (Exception e) {
+                org.slf4j.LoggerFactory.getLogger(HttpProxyBuilder.class).debug("closing the upstream: {}", e.toString());
+            }
+        }
+    }
+
+    private RunningHttp startProxy() {
         interceptors.buildOrRefuse(TransportKind.HTTP).forEach(delegate::interceptor);
         delegate.observer(interceptors.observer(TransportKind.HTTP));
         interceptors.startServicesOrRefuse(TransportKind.HTTP);
@@ -252,6 +279,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
                     proxy.close();
                 } finally {
                     interceptors.close();
+                    closeOwned();
                 }
             }
         };

@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
+import dev.mcpchaos.core.transport.stdio.StdioServer;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.journal.Journal;
 
@@ -39,6 +40,49 @@ public final class McpChaosProxy {
     /** A proxy that starts {@code command} as an MCP server over stdio and relays to it. */
     public static StdioBuilder stdio(List<String> command) {
         return new StdioBuilder(command);
+    }
+
+    /**
+     * A stdio proxy in front of a server that is not a child process, such as one running in this
+     * JVM ({@link dev.mcpchaos.core.transport.stdio.InProcessServer}): the replay of a cassette
+     * sits behind the same interceptor chain, rules included, this way. The directory and
+     * environment settings do not apply.
+     */
+    public static StdioBuilder stdio(StdioServer.Launcher server) {
+        return new StdioBuilder(StdioProxy.builder(server));
+    }
+
+    /**
+     * A stdio proxy in front of the server recorded in cassettes: {@code replay} plays it in this
+     * JVM, behind the same chain as a live server (rules, seed, journal, metrics).
+     *
+     * <pre>{@code
+     * StdioReplay replay = new StdioReplay(List.of(Cassette.read(Path.of("cassettes/everything.ndjson"))));
+     * try (McpChaosProxy.Running proxy = McpChaosProxy.replay(replay).rules(rules).seed(42).start()) { ... }
+     * }</pre>
+     */
+    public static StdioBuilder replay(dev.mcpchaos.server.replay.StdioReplay replay) {
+        java.util.Objects.requireNonNull(replay, "replay");
+        return stdio(dev.mcpchaos.core.transport.stdio.InProcessServer.launcher("replay", replay::serveUntilEnd));
+    }
+
+    /**
+     * An HTTP proxy in front of the server recorded in cassettes, played over Streamable HTTP by
+     * {@code replay} on 127.0.0.1 (a free port, started now, closed with the proxy or when it fails
+     * to start). Clients use {@link RunningProxy#mcpUrl()}.
+     *
+     * @throws ProxyStartException ({@code ADDRESS}) when the replay cannot listen on loopback
+     */
+    public static HttpProxyBuilder replay(dev.mcpchaos.server.replay.HttpReplay replay) {
+        java.util.Objects.requireNonNull(replay, "replay");
+        dev.mcpchaos.server.demo.DemoHttpServer server;
+        try {
+            server = replay.start(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+        } catch (java.io.IOException e) {
+            throw new ProxyStartException(ProxyStartException.Reason.ADDRESS,
+                    "the replay cannot listen on 127.0.0.1: " + e.getMessage(), e);
+        }
+        return new HttpProxyBuilder(server.endpoint()).owning(server);
     }
 
     /**
@@ -91,6 +135,10 @@ public final class McpChaosProxy {
 
         private StdioBuilder(List<String> command) {
             this.delegate = StdioProxy.builder(command);
+        }
+
+        private StdioBuilder(StdioProxy.Builder delegate) {
+            this.delegate = delegate;
         }
 
         /** The server's working directory; default: the proxy's. */

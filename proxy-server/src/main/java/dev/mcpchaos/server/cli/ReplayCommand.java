@@ -1,30 +1,47 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.HttpProxyBuilder;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
 import dev.mcpchaos.server.replay.StdioReplay;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code mcp-chaos replay FILE...}: plays the recorded server over stdin and stdout. */
+/**
+ * {@code mcp-chaos replay FILE...}: plays the recorded server over stdin and stdout, behind the
+ * same proxy (rules, seed, journal, metrics, control API) as {@code mcp-chaos stdio}.
+ */
 @Command(name = "replay",
         mixinStandardHelpOptions = true,
         description = {"Play the server recorded in cassettes (see docs/record-replay.md) on stdin and stdout: a "
                 + "drop-in for a server command in an MCP client's config. Each request gets what was recorded for "
                 + "the same method and params (_meta, the id and progress tokens aside); repeats in recorded order, "
-                + "then the last again; a request with no recording gets error -32601 naming the closest recorded one."},
-        footer = {"", "Example:", "  mcp-chaos replay cassettes/everything.ndjson"})
+                + "then the last again (or an error, --on-exhausted error); a request with no recording gets error "
+                + "-32601 naming the closest recorded one.",
+            "The replayed server sits behind the same proxy as a real one: --rules and --seed apply faults to its "
+                + "traffic, and the journal, metrics and control API work as for mcp-chaos stdio."},
+        footer = {"", "Examples:", "  mcp-chaos replay cassettes/everything.ndjson",
+            "  mcp-chaos replay cassettes/everything.ndjson --rules examples/slow-tool.yaml --seed 42"})
 final class ReplayCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Cassettes to play, in this order.")
@@ -34,10 +51,42 @@ final class ReplayCommand implements Callable<Integer> {
             description = "Exit with code 1 at the end when any request had no recording (for CI).")
     boolean failOnUnmatched;
 
+    @Option(names = "--on-exhausted", paramLabel = "last|error", defaultValue = "last",
+            description = "What a repeat of a request gets once all its recordings were served: the last one again "
+                    + "(default), or error -32601 (counted as unmatched).")
+    String onExhausted;
+
+    @Option(names = "--http", paramLabel = "HOST:PORT",
+            description = "Serve the cassettes over Streamable HTTP on this address (endpoint /mcp) instead of stdio: "
+                    + "a fresh Mcp-Session-Id per initialize, answers as JSON or SSE events as recorded. Runs until "
+                    + "SIGTERM or SIGINT.")
+    String http;
+
+    @CommandLine.Mixin
+    ChaosOptions chaos = new ChaosOptions();
+
+    /** The client's side; null: this process's stdin and stdout. */
+    private final InputStream clientIn;
+    private final OutputStream clientOut;
+
+    ReplayCommand() {
+        this(null, null);
+    }
+
+    /** For tests: the client on these streams instead of stdin and stdout. */
+    ReplayCommand(InputStream clientIn, OutputStream clientOut) {
+        this.clientIn = clientIn;
+        this.clientOut = clientOut;
+    }
+
     @Override
     public Integer call() throws IOException {
-        OutputStream protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
-        System.setOut(System.err); // stdout belongs to the protocol
+        OutputStream protocol = clientOut;
+        if (protocol == null) {
+            protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
+            System.setOut(System.err); // stdout belongs to the protocol
+        }
+        OnExhausted exhausted = parseOnExhausted(onExhausted);
         List<Cassette> cassettes = new ArrayList<>();
         for (Path file : files) {
             try {
@@ -51,8 +100,82 @@ final class ReplayCommand implements Callable<Integer> {
                 return StdioCommand.RULES_REFUSED;
             }
         }
-        StdioReplay replay = new StdioReplay(cassettes);
-        replay.serve(System.in, protocol);
+        if (http != null) {
+            return serveHttp(cassettes, exhausted);
+        }
+        StdioReplay replay = new StdioReplay(cassettes, exhausted);
+        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay)
+                .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
+                .clientOutput(protocol);
+        chaos.applyTo(builder, null);
+        McpChaosProxy.Running proxy;
+        try {
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
+            }
+            proxy = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.RULES_REFUSED;
+        } catch (ProxyStartException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.exitCode(e);
+        }
+        try {
+            proxy.exitCode().join();
+        } finally {
+            proxy.close();
+        }
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+    }
+
+    private int serveHttp(List<Cassette> cassettes, OnExhausted exhausted) throws IOException {
+        java.net.InetSocketAddress address;
+        try {
+            address = HttpCommand.parseAddress("--http", http);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException(e.getMessage());
+        }
+        HttpReplay replay = new HttpReplay(cassettes, exhausted);
+        HttpProxyBuilder.RunningHttp proxy;
+        try {
+            HttpProxyBuilder builder = McpChaosProxy.replay(replay).listen(address);
+            chaos.applyTo(builder, null);
+            if (chaos.rules != null) {
+                builder.rules(chaos.rules);
+            }
+            proxy = builder.start();
+        } catch (RuleFileException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.RULES_REFUSED;
+        } catch (ProxyStartException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return StdioCommand.exitCode(e);
+        }
+        System.err.println("mcp-chaos: replaying " + files.size() + " cassette(s) on " + proxy.mcpUrl());
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> stop.countDown());
+            } catch (IllegalArgumentException ignored) {
+                // no such signal here
+            }
+        }
+        try (proxy) {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.err.println("mcp-chaos: replay stopped; " + replay.served() + " requests answered from the cassettes, "
+                + replay.unmatched() + " without a recording");
+        return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+    }
+
+    static OnExhausted parseOnExhausted(String text) {
+        try {
+            return OnExhausted.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--on-exhausted: '" + text + "' (expected: last or error)");
+        }
     }
 }

@@ -43,7 +43,7 @@ import java.util.function.Consumer;
  * {@code tools/call} on the given executor (so a {@code slow} call never delays a {@code ping});
  * sinks are therefore called from several threads and must be thread-safe. Thread-safe itself.
  */
-final class DemoHandler {
+final class DemoHandler implements McpSessionHandler {
 
     static final String LATEST_PROTOCOL_VERSION = "2025-11-25";
     static final List<String> SUPPORTED_PROTOCOL_VERSIONS =
@@ -136,7 +136,8 @@ final class DemoHandler {
      * @return the reply, or {@code null} when none is due (notifications, responses, a batch of
      *     those); a batch's reply is an array
      */
-    CompletableFuture<JsonNode> handle(JsonNode message, Consumer<JsonNode> related) {
+    @Override
+    public CompletableFuture<JsonNode> handle(JsonNode message, Consumer<JsonNode> related) {
         requireNonNull(message, "message");
         requireNonNull(related, "related");
         if (message.isArray()) {
@@ -282,6 +283,16 @@ final class DemoHandler {
                     log.println(LOG_PREFIX + "tool " + name.textValue() + " failed: " + failure);
                     return error(id, INTERNAL_ERROR, "Internal error: " + failure.getMessage());
                 });
+    }
+
+    @Override
+    public boolean answersAsStream(JsonNode request) {
+        return streamsProgress(request);
+    }
+
+    @Override
+    public boolean speaks(String protocolVersion) {
+        return SUPPORTED_PROTOCOL_VERSIONS.contains(protocolVersion);
     }
 
     /**

@@ -119,20 +119,25 @@ public final class DemoHttpServer implements AutoCloseable {
     private final ExecutorService toolExecutor;
     private final Duration keepAlive;
     private final PrintStream log;
-    private final String serverVersion;
+    private final McpSessionHandler.Factory handlers;
     private final Map<String, DemoHttpSession> sessions = new ConcurrentHashMap<>();
     private final Object sessionCreation = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object exchangeCount = new Object();
     private int activeExchanges; // guarded by exchangeCount
 
-    private DemoHttpServer(HttpServer http, ExecutorService httpExecutor, Duration keepAlive, PrintStream log) {
+    private DemoHttpServer(HttpServer http, ExecutorService httpExecutor, Duration keepAlive, PrintStream log,
+                           McpSessionHandler.Factory handlers) {
         this.http = http;
         this.httpExecutor = httpExecutor;
         this.keepAlive = keepAlive;
         this.log = log;
-        this.serverVersion = DemoServer.version();
         this.toolExecutor = DemoSession.newToolExecutor("mcp-chaos-demo-http-tool-");
+        if (handlers == null) {
+            String serverVersion = DemoServer.version();
+            handlers = (id, unsolicited) -> new DemoHandler(log, serverVersion, toolExecutor, unsolicited);
+        }
+        this.handlers = handlers;
     }
 
     /**
@@ -156,17 +161,41 @@ public final class DemoHttpServer implements AutoCloseable {
      * @throws IOException if the address cannot be bound
      */
     public static DemoHttpServer start(InetSocketAddress address, Duration keepAliveInterval) throws IOException {
+        return startWith(address, keepAliveInterval, null);
+    }
+
+    /**
+     * Starts a server on {@code address} whose sessions are answered by {@code handlers} instead of
+     * the demo's tools: the HTTP side (sessions with a fresh {@code Mcp-Session-Id} per
+     * {@code initialize}, JSON or SSE answers, the standalone GET stream, resumption, DELETE,
+     * Origin, limits) is this server's, as described above.
+     *
+     * @throws IOException if the address cannot be bound
+     */
+    public static DemoHttpServer start(InetSocketAddress address, Duration keepAliveInterval,
+                                       McpSessionHandler.Factory handlers) throws IOException {
+        return startWith(address, keepAliveInterval, requireNonNull(handlers, "handlers"));
+    }
+
+    private static DemoHttpServer startWith(InetSocketAddress address, Duration keepAliveInterval,
+                                            McpSessionHandler.Factory handlers) throws IOException {
         requireNonNull(address, "address");
         requireNonNull(keepAliveInterval, "keepAliveInterval");
         if (keepAliveInterval.isNegative() || keepAliveInterval.isZero()) {
             throw new IllegalArgumentException("keepAliveInterval: " + keepAliveInterval + " (expected: > 0)");
+        }
+        // The JDK server writes a response's head and body apart: without TCP_NODELAY, Nagle and
+        // the peer's delayed ACK hold every answer about 40 ms (21 requests/s on one connection).
+        // Read once, when the first server is made; a value given on the command line wins.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
         }
         HttpServer http = HttpServer.create(address, 0);
         // Unbounded like a cached pool, because every open SSE response parks one thread for its
         // whole life; a bound would let idle GET streams starve the next POST.
         ExecutorService httpExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), DemoSession.daemonThreads("mcp-chaos-demo-http-"));
-        DemoHttpServer server = new DemoHttpServer(http, httpExecutor, keepAliveInterval, System.err);
+        DemoHttpServer server = new DemoHttpServer(http, httpExecutor, keepAliveInterval, System.err, handlers);
         http.createContext("/", server::handle);
         http.setExecutor(httpExecutor);
         http.start();
@@ -341,7 +370,7 @@ public final class DemoHttpServer implements AutoCloseable {
             return;
         }
         DemoHttpSession session = requireSession(exchange);
-        if (session == null || !checkProtocolVersion(exchange)) {
+        if (session == null || !checkProtocolVersion(exchange, session)) {
             return;
         }
         session.touch();
@@ -356,7 +385,7 @@ public final class DemoHttpServer implements AutoCloseable {
             }
             return;
         }
-        if (accept.eventStream() && DemoHandler.streamsProgress(message)) {
+        if (accept.eventStream() && session.handler().answersAsStream(message)) {
             respondWithStream(exchange, session, message);
         } else {
             // A JSON response has no room for progress; should any come, the GET stream gets it.
@@ -378,7 +407,7 @@ public final class DemoHttpServer implements AutoCloseable {
                         "Service Unavailable: " + MAX_SESSIONS + " sessions are open; end one with DELETE");
                 return;
             }
-            session = new DemoHttpSession(newSessionId(), log, serverVersion, toolExecutor);
+            session = new DemoHttpSession(newSessionId(), handlers);
         }
         JsonNode reply = session.handler().handle(message, session.standalone()::append).join();
         if (reply == null) {
@@ -422,7 +451,7 @@ public final class DemoHttpServer implements AutoCloseable {
             return;
         }
         DemoHttpSession session = requireSession(exchange);
-        if (session == null || !checkProtocolVersion(exchange)) {
+        if (session == null || !checkProtocolVersion(exchange, session)) {
             return;
         }
         session.touch();
@@ -481,13 +510,14 @@ public final class DemoHttpServer implements AutoCloseable {
     }
 
     /** False after answering 400 when the request names a protocol version this server does not speak. */
-    private boolean checkProtocolVersion(HttpExchange exchange) throws IOException {
+    private boolean checkProtocolVersion(HttpExchange exchange, DemoHttpSession session) throws IOException {
         String version = exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER);
-        if (version == null || DemoHandler.SUPPORTED_PROTOCOL_VERSIONS.contains(version.trim())) {
+        if (version == null || session.handler().speaks(version.trim())) {
             return true;
         }
         sendError(exchange, 400, TRANSPORT_ERROR, "Bad Request: unsupported " + PROTOCOL_VERSION_HEADER + ": "
-                + DemoHandler.abbreviate(version) + " (expected: one of " + DemoHandler.SUPPORTED_PROTOCOL_VERSIONS + ")");
+                + DemoHandler.abbreviate(version) + " (expected: one this server speaks, such as "
+                + DemoHandler.SUPPORTED_PROTOCOL_VERSIONS + ")");
         return false;
     }
 

@@ -2,16 +2,14 @@ package dev.mcpchaos.server.demo;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 
 /**
- * One MCP session of {@link DemoHttpServer}: its id, its {@link DemoHandler}, and its SSE streams.
+ * One MCP session of {@link DemoHttpServer}: its id, its {@link McpSessionHandler}, and its SSE streams.
  *
  * <p>Stream 0 is the standalone stream that GET requests attach to; it carries the messages that
  * belong to no request and lives as long as the session. Streams 1, 2, ... are the SSE responses
@@ -26,23 +24,23 @@ final class DemoHttpSession {
     static final int MAX_RETAINED_POST_STREAMS = 16;
 
     private final String id;
-    private final DemoHandler handler;
+    private final McpSessionHandler handler;
     private final DemoSseStream standalone = new DemoSseStream(0);
     private final Map<Long, DemoSseStream> postStreams = new LinkedHashMap<>(); // guarded by this
     private long nextStreamNumber = 1; // guarded by this
     private volatile long lastActivityNanos = System.nanoTime();
     private volatile boolean ended;
 
-    DemoHttpSession(String id, PrintStream log, String serverVersion, Executor toolExecutor) {
+    DemoHttpSession(String id, McpSessionHandler.Factory handlers) {
         this.id = requireNonNull(id, "id");
-        this.handler = new DemoHandler(log, serverVersion, toolExecutor, standalone::append);
+        this.handler = handlers.open(id, standalone::append);
     }
 
     String id() {
         return id;
     }
 
-    DemoHandler handler() {
+    McpSessionHandler handler() {
         return handler;
     }
 

@@ -22,13 +22,14 @@ import java.util.TreeMap;
  * notifications and requests the server sent of its own accord after it. {@code initialize} is
  * keyed by its method alone: clients differ in their name and capabilities.
  *
- * <p>Repeats of one key are served in recorded order, then the last one again. Not thread-safe:
- * one replay loop uses it.
+ * <p>Repeats of one key are served in recorded order, then the last one again (or an error, see
+ * {@link OnExhausted}). Not thread-safe: one replay loop uses it.
  */
 final class ReplayIndex {
 
     /** What the server sent for one recorded client message. */
-    record Answer(List<JsonNode> progress, JsonNode response, List<JsonNode> after) {
+    record Answer(List<JsonNode> before, List<JsonNode> progress, JsonNode response, List<JsonNode> after,
+                  boolean sse) {
     }
 
     private final Map<String, List<Answer>> answers = new LinkedHashMap<>();
@@ -59,28 +60,40 @@ final class ReplayIndex {
             JsonNode id = message.get("id");
             String token = progressToken(message);
             List<JsonNode> progress = new ArrayList<>();
+            // The server's own messages between this request and its answer, up to the client's
+            // next message (a concurrent request's, whose own they then are): replayed before it.
+            List<JsonNode> before = new ArrayList<>();
+            boolean clientSpokeSince = false;
             JsonNode response = null;
+            boolean sse = false;
             int end = i + 1;
             for (; end < entries.size(); end++) {
                 CassetteEntry later = entries.get(end);
                 JsonNode m = later.message();
-                if (later.direction() != Direction.SERVER_TO_CLIENT || m == null || !later.session().equals(entry.session())) {
+                if (m == null || !later.session().equals(entry.session())) {
+                    continue;
+                }
+                if (later.direction() != Direction.SERVER_TO_CLIENT) {
+                    clientSpokeSince = true;
                     continue;
                 }
                 if (!m.has("method") && id.equals(m.get("id"))) {
                     response = m;
+                    sse = later.http() != null && later.http().sse();
                     break;
                 }
                 if (token != null && "notifications/progress".equals(m.path("method").asText())
                         && token.equals(m.path("params").path("progressToken").asText(null))) {
                     progress.add(m);
+                } else if (!clientSpokeSince && m.has("method") && !"notifications/progress".equals(m.get("method").asText())) {
+                    before.add(m);
                 }
             }
             if (response == null) {
                 continue; // never answered in the recording: nothing to replay
             }
             answers.computeIfAbsent(key(message), k -> new ArrayList<>())
-                    .add(new Answer(progress, response, unsolicitedAfter(entries, end, entry.session())));
+                    .add(new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session()), sse));
         }
     }
 
@@ -108,13 +121,43 @@ final class ReplayIndex {
 
     /** The answer to a live request, or null when nothing like it was recorded. */
     Answer answer(JsonNode request) {
+        return answer(request, OnExhausted.LAST);
+    }
+
+    /**
+     * The answer to a live request: the next of its recordings, then as {@code onExhausted} says
+     * ({@link #EXHAUSTED} for {@link OnExhausted#ERROR}); null when nothing like it was recorded.
+     */
+    Answer answer(JsonNode request, OnExhausted onExhausted) {
         String key = key(request);
         List<Answer> recorded = answers.get(key);
         if (recorded == null) {
             return null;
         }
         int n = served.merge(key, 1, Integer::sum) - 1;
+        if (n >= recorded.size() && onExhausted == OnExhausted.ERROR) {
+            return EXHAUSTED;
+        }
         return recorded.get(Math.min(n, recorded.size() - 1));
+    }
+
+    /** How many times a request of this key was recorded. */
+    int recordings(JsonNode request) {
+        List<Answer> recorded = answers.get(key(request));
+        return recorded == null ? 0 : recorded.size();
+    }
+
+    /** What {@link #answer(JsonNode, OnExhausted)} returns for a request whose recordings are used up. */
+    static final Answer EXHAUSTED = new Answer(List.of(), List.of(), null, List.of(), false);
+
+    /** Whether the recorded answer to a request like this one came as SSE events (over HTTP). */
+    boolean answeredAsStream(JsonNode request) {
+        List<Answer> recorded = answers.get(key(request));
+        if (recorded == null) {
+            return false;
+        }
+        int n = served.getOrDefault(key(request), 0);
+        return recorded.get(Math.min(n, recorded.size() - 1)).sse();
     }
 
     /** What the server sent after a client notification of this method, or nothing. */

@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Plays the server of recorded cassettes over stdio: reads the client's messages one a line,
@@ -24,7 +25,9 @@ import java.util.Objects;
  * {@link ReplayIndex}), with the live request's id and progress token put in, and sends the
  * notifications the server sent on its own at their recorded place. A request with no recording
  * gets a JSON-RPC error {@code -32601} that names its method and the closest recorded request,
- * and is counted. No timing, no faults yet: answers go out at once.
+ * and is counted. Answers go out at once. Faults come from the proxy in front of it: behind
+ * {@code McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))} it sits
+ * behind the same interceptor chain as a real server.
  */
 public final class StdioReplay {
 
@@ -32,12 +35,24 @@ public final class StdioReplay {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ReplayIndex index;
-    private long served;
-    private long unmatched;
+    private final OnExhausted onExhausted;
+    private final AtomicLong served = new AtomicLong();
+    private final AtomicLong unmatched = new AtomicLong();
+    private final Responder responder;
 
-    /** @param cassettes what to play, read in this order */
+    /** @param cassettes what to play, read in this order; repeats beyond the recordings get the last again */
     public StdioReplay(List<Cassette> cassettes) {
+        this(cassettes, OnExhausted.LAST);
+    }
+
+    /**
+     * @param cassettes   what to play, read in this order
+     * @param onExhausted what a repeat beyond its recordings gets
+     */
+    public StdioReplay(List<Cassette> cassettes, OnExhausted onExhausted) {
         this.index = new ReplayIndex(Objects.requireNonNull(cassettes, "cassettes"));
+        this.onExhausted = Objects.requireNonNull(onExhausted, "onExhausted");
+        this.responder = new Responder(index, onExhausted, served, unmatched);
     }
 
     /** How many recorded requests the cassettes hold. */
@@ -47,16 +62,32 @@ public final class StdioReplay {
 
     /** Requests answered from the cassettes so far. */
     public long served() {
-        return served;
+        return served.get();
     }
 
     /** Requests that had no recording so far. */
     public long unmatched() {
-        return unmatched;
+        return unmatched.get();
+    }
+
+    /** {@link #serve} as an {@link dev.mcpchaos.core.transport.stdio.InProcessServer.Body}: exit code 0 at the end. */
+    public int serveUntilEnd(InputStream in, OutputStream out) throws IOException {
+        serve(in, out);
+        return 0;
     }
 
     /** Serves until {@code in} ends; {@code out} gets one message a line. */
     public void serve(InputStream in, OutputStream out) throws IOException {
+        try {
+            serveLines(in, out);
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause(); // a write failed: the client (or the proxy) is gone
+        }
+        log.info("replay: the client's input ended; {} requests answered from the cassettes, {} without a recording",
+                served.get(), unmatched.get());
+    }
+
+    private void serveLines(InputStream in, OutputStream out) throws IOException {
         BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
             if (line.isBlank()) {
@@ -66,64 +97,26 @@ public final class StdioReplay {
             try {
                 message = JSON.readTree(line);
             } catch (JsonProcessingException e) {
-                write(out, error(null, -32700, "parse error: the line is not JSON (" + e.getOriginalMessage() + ")"));
+                write(out, Responder.error(null, -32700, "parse error: the line is not JSON (" + e.getOriginalMessage() + ")"));
                 continue;
             }
-            if (!message.isObject() || !message.has("method")) {
-                continue; // a client's answer to a server request, or no message: nothing to answer
+            Responder.Reply reply = responder.respond(message, progress -> write(out, progress));
+            if (reply.response() != null) {
+                write(out, reply.response());
             }
-            String method = message.get("method").asText();
-            if (!message.has("id")) {
-                for (JsonNode own : index.afterNotification(method)) {
-                    write(out, own);
-                }
-                continue;
-            }
-            JsonNode id = message.get("id");
-            ReplayIndex.Answer answer = index.answer(message);
-            if (answer == null) {
-                unmatched++;
-                String closest = index.closest(message);
-                String text = "no recording for " + ReplayIndex.key(message) + " (closest recorded: "
-                        + (closest == null ? "none, the cassettes hold no requests" : closest) + ")";
-                log.warn("replay: {}", text);
-                write(out, error(id, -32601, text));
-                continue;
-            }
-            served++;
-            String liveToken = ReplayIndex.progressToken(message);
-            JsonNode liveTokenNode = message.path("params").path("_meta").get("progressToken");
-            if (liveToken != null) {
-                for (JsonNode progress : answer.progress()) {
-                    ObjectNode copy = progress.deepCopy();
-                    ((ObjectNode) copy.get("params")).set("progressToken", liveTokenNode);
-                    write(out, copy);
-                }
-            }
-            ObjectNode response = answer.response().deepCopy();
-            response.set("id", id);
-            write(out, response);
-            for (JsonNode own : answer.after()) {
+            for (JsonNode own : reply.after()) {
                 write(out, own);
             }
         }
-        log.info("replay: the client's input ended; {} requests answered from the cassettes, {} without a recording",
-                served, unmatched);
     }
 
-    private static ObjectNode error(JsonNode id, int code, String message) {
-        ObjectNode error = JsonNodeFactory.instance.objectNode();
-        error.put("jsonrpc", "2.0");
-        error.set("id", id == null ? JsonNodeFactory.instance.nullNode() : id);
-        ObjectNode body = error.putObject("error");
-        body.put("code", code);
-        body.put("message", message);
-        return error;
-    }
-
-    private static void write(OutputStream out, JsonNode message) throws IOException {
-        out.write(JSON.writeValueAsBytes(message));
-        out.write('\n');
-        out.flush();
+    private static void write(OutputStream out, JsonNode message) {
+        try {
+            out.write(JSON.writeValueAsBytes(message));
+            out.write('\n');
+            out.flush();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

@@ -8,6 +8,8 @@ import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteEntry;
 import dev.mcpchaos.server.record.CassetteLineSchema;
 import dev.mcpchaos.server.record.Recording;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -21,6 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -331,6 +335,87 @@ class RecordIT {
                     .flatMap(e -> e.http().requestHeaders().stream())
                     .filter(h -> h.getKey().equalsIgnoreCase("authorization")).map(Map.Entry::getValue).distinct())
                     .containsExactly("Bearer " + tokenPlaceholder);
+        }
+    }
+
+    @Test
+    void aCassetteRecordedOverHttpReplaysOverHttpTheSameResultsWithProgressAsSseEvents() throws Exception {
+        Path cassetteFile = tempDir.resolve("replayed-http.ndjson");
+        List<String> live;
+        try (HttpPeers.ServerEverything everything = HttpPeers.ServerEverything.start(tempDir)) {
+            try (RunningHttp proxy = McpChaosProxy.http(everything.endpoint()).record(cassetteFile).start()) {
+                live = httpConversation(proxy);
+            }
+        }
+        Cassette cassette = Cassette.read(cassetteFile);
+        String recordedSession = cassette.entries().get(cassette.entries().size() - 1).session();
+
+        // server-everything is gone: only the cassette answers now.
+        HttpReplay replay = new HttpReplay(List.of(cassette), OnExhausted.LAST);
+        try (RunningHttp proxy = McpChaosProxy.replay(replay).start()) {
+            List<String> replayed = httpConversation(proxy);
+            int last = live.size() - 1;
+            assertThat(replayed).hasSameSizeAs(live);
+            assertThat(replayed.subList(0, last)).isEqualTo(live.subList(0, last));
+            // The progress notifications, each once. The replay sends its three SSE events in one
+            // burst, in order (checked on the wire below); the SDK hands them to its progress
+            // consumer on several threads, so their arrival order there is not one order.
+            assertThat(progressItems(replayed.get(last))).containsExactlyInAnyOrderElementsOf(progressItems(live.get(last)));
+            assertThat(replay.unmatched()).isZero();
+
+            // The progress call by hand: its answer is an SSE stream of four events, the three
+            // progress notifications (with this request's token) and the result; a fresh session id.
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> init = http.send(post(proxy, null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+                    + "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                    + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}"), HttpResponse.BodyHandlers.ofString());
+            assertThat(init.statusCode()).isEqualTo(200);
+            String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+            assertThat(session).isNotEqualTo(recordedSession);
+            HttpResponse<String> call = http.send(post(proxy, session, "{\"jsonrpc\":\"2.0\",\"id\":\"raw-7\","
+                    + "\"method\":\"tools/call\",\"params\":{\"name\":\"trigger-long-running-operation\","
+                    + "\"arguments\":{\"duration\":0.3,\"steps\":3},\"_meta\":{\"progressToken\":\"raw-token\"}}}"),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(call.statusCode()).isEqualTo(200);
+            assertThat(call.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/event-stream");
+            List<JsonNode> events = call.body().lines().filter(l -> l.startsWith("data:"))
+                    .map(l -> RawJsonRpc.parse(l.substring(5).trim())).toList();
+            assertThat(events).hasSize(4);
+            assertThat(events.subList(0, 3)).allSatisfy(e -> {
+                assertThat(e.path("method").asText()).isEqualTo("notifications/progress");
+                assertThat(e.at("/params/progressToken").asText()).isEqualTo("raw-token");
+            });
+            assertThat(events.get(3).get("id").asText()).isEqualTo("raw-7");
+            assertThat(events.get(3).has("result")).isTrue();
+        }
+    }
+
+    private static List<String> progressItems(String list) {
+        return List.of(list.substring(1, list.length() - 1).split(", "));
+    }
+
+    private static java.net.http.HttpRequest post(RunningHttp proxy, String session, String body) {
+        java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(proxy.mcpUrl())
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body));
+        if (session != null) {
+            request.header("Mcp-Session-Id", session);
+        }
+        return request.build();
+    }
+
+    /** The SDK client over HTTP through {@code proxy}: {@link #converse}'s results. */
+    private static List<String> httpConversation(RunningHttp proxy) {
+        CountingTransport counted = new CountingTransport(HttpClientStreamableHttpTransport
+                .builder("http://127.0.0.1:" + proxy.address().getPort()).endpoint("/mcp").build());
+        List<McpSchema.ProgressNotification> progress = new CopyOnWriteArrayList<>();
+        McpSyncClient client = McpClient.sync(counted).requestTimeout(TIMEOUT).initializationTimeout(TIMEOUT)
+                .progressConsumer(progress::add).build();
+        try {
+            return converse(client, counted, progress);
+        } finally {
+            client.closeGracefully();
         }
     }
 

@@ -71,7 +71,7 @@ public final class StdioProxy implements AutoCloseable {
     /** How long to wait for the child's stdout to end after it exited (a grandchild may hold it). */
     private static final Duration OUTPUT_DRAIN_TIMEOUT = Duration.ofSeconds(2);
 
-    private final Process process;
+    private final StdioServer process;
     private final Builder config;
     private final EventExecutor executor;
     private final boolean ownsExecutor;
@@ -87,7 +87,7 @@ public final class StdioProxy implements AutoCloseable {
     private final CompletableFuture<Integer> exitCode = new CompletableFuture<>();
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
 
-    private StdioProxy(Builder config, Process process) {
+    private StdioProxy(Builder config, StdioServer process) {
         this.config = config;
         this.process = process;
         if (config.executor != null) {
@@ -98,7 +98,7 @@ public final class StdioProxy implements AutoCloseable {
             ownsExecutor = true;
         }
         ByteBufAllocator alloc = config.alloc;
-        toServer = new StreamWriter("server-stdin", process.getOutputStream(), WRITE_HIGH_WATER_MARK,
+        toServer = new StreamWriter("server-stdin", process.stdin(), WRITE_HIGH_WATER_MARK,
                 e -> log.debug("the server's stdin closed: {}", e.toString()));
         toClient = new StreamWriter("client-stdout", config.clientOutput, WRITE_HIGH_WATER_MARK,
                 e -> {
@@ -117,7 +117,7 @@ public final class StdioProxy implements AutoCloseable {
         // Messages a fault still holds (a latency) reach the server before its stdin is closed.
         clientPump = new StreamPump("client-stdin", config.clientInput, clientDecoder, chain, toServer, alloc,
                 () -> chain.endInput(Direction.CLIENT_TO_SERVER, config.exitTimeout, this::onClientInputEnded));
-        serverPump = new StreamPump("server-stdout", process.getInputStream(), serverDecoder, chain, toClient, alloc,
+        serverPump = new StreamPump("server-stdout", process.stdout(), serverDecoder, chain, toClient, alloc,
                 () -> serverOutputEnded.complete(null));
         stderrCopier = new Thread(this::copyServerStderr, "mcp-chaos-stderr");
         stderrCopier.setDaemon(true);
@@ -128,6 +128,15 @@ public final class StdioProxy implements AutoCloseable {
         return new Builder(command);
     }
 
+    /**
+     * A builder for a proxy in front of a server that is not a child process, such as one in
+     * this JVM on a pair of pipes; {@code launcher} is called by {@link Builder#start()}. The
+     * directory and environment settings do not apply to it.
+     */
+    public static Builder builder(StdioServer.Launcher launcher) {
+        return new Builder(launcher);
+    }
+
     private StdioProxy begin() {
         config.observer.sessionStarted(TransportKind.STDIO, chain.session().id());
         toServer.start();
@@ -135,7 +144,7 @@ public final class StdioProxy implements AutoCloseable {
         serverPump.start();
         stderrCopier.start();
         clientPump.start();
-        process.onExit().thenRun(this::onServerExited);
+        process.onExit().thenAccept(this::onServerExited);
         return this;
     }
 
@@ -144,9 +153,9 @@ public final class StdioProxy implements AutoCloseable {
         return exitCode;
     }
 
-    /** The child process's id. */
-    public long pid() {
-        return process.pid();
+    /** The server, as log lines name it ({@code pid 4242} for a child process). */
+    public String serverName() {
+        return process.describe();
     }
 
     /** The chain's session (correlation state). */
@@ -177,9 +186,9 @@ public final class StdioProxy implements AutoCloseable {
             return;
         }
         if ("INT".equals(name)) {
-            sendSigint();
+            process.interrupt();
         } else {
-            terminate(process);
+            process.terminate();
         }
         scheduleKill();
     }
@@ -198,12 +207,12 @@ public final class StdioProxy implements AutoCloseable {
                 return;
             }
             log.debug("closed the server's stdin; waiting up to {} for it to exit", config.exitTimeout);
-            process.onExit().orTimeout(config.exitTimeout.toMillis(), TimeUnit.MILLISECONDS)
+            process.onExit().copy().orTimeout(config.exitTimeout.toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((p, timeout) -> {
                         if (timeout != null && process.isAlive()) {
                             log.info("the server did not exit within {} of its stdin closing; sending SIGTERM",
                                     format(config.exitTimeout));
-                            terminate(process);
+                            process.terminate();
                             scheduleKill();
                         }
                     });
@@ -221,7 +230,7 @@ public final class StdioProxy implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             log.warn("the proxy did not finish within {}: {}", format(bound), e.toString());
-            kill(process);
+            process.kill();
         }
     }
 
@@ -231,28 +240,17 @@ public final class StdioProxy implements AutoCloseable {
     }
 
     private void scheduleKill() {
-        process.onExit().orTimeout(config.terminateTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        process.onExit().copy().orTimeout(config.terminateTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((p, timeout) -> {
                     if (timeout != null && process.isAlive()) {
                         log.warn("the server did not exit within {} of SIGTERM; sending SIGKILL",
                                 format(config.terminateTimeout));
-                        kill(process);
+                        process.kill();
                     }
                 });
     }
 
-    private void sendSigint() {
-        // The JDK sends only TERM and KILL; kill(1) is on every POSIX system.
-        try {
-            new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
-        } catch (IOException e) {
-            log.debug("kill -INT failed ({}); sending SIGTERM instead", e.toString());
-            terminate(process);
-        }
-    }
-
-    private void onServerExited() {
-        int code = process.exitValue();
+    private void onServerExited(int code) {
         log.debug("the server exited with code {}", code);
         // Relay what the server wrote before it exited. A grandchild that inherited its stdout may
         // keep the pipe open: then stop waiting after a bound.
@@ -262,7 +260,7 @@ public final class StdioProxy implements AutoCloseable {
                         log.info("the server exited but its stdout stayed open for {}; closing it",
                                 format(OUTPUT_DRAIN_TIMEOUT));
                         serverPump.stop();
-                        closeQuietly(process.getInputStream());
+                        closeQuietly(process.stdout());
                     }
                     // What a fault still holds of the server's last messages reaches the client first.
                     chain.endInput(Direction.SERVER_TO_CLIENT, OUTPUT_DRAIN_TIMEOUT, () -> {
@@ -288,7 +286,7 @@ public final class StdioProxy implements AutoCloseable {
 
     private void copyServerStderr() {
         byte[] buffer = new byte[8192];
-        try (InputStream err = process.getErrorStream()) {
+        try (InputStream err = process.stderr()) {
             int n;
             while ((n = err.read(buffer)) >= 0) {
                 synchronized (config.serverErrorOutput) {
@@ -299,20 +297,6 @@ public final class StdioProxy implements AutoCloseable {
         } catch (IOException e) {
             log.debug("copying the server's stderr stopped: {}", e.toString());
         }
-    }
-
-    /**
-     * SIGTERM to the server. Through its {@link ProcessHandle}: {@link Process#destroy()} also
-     * closes the streams to and from the child, so what it wrote just before (a last answer, a
-     * line on stderr) would be lost instead of relayed.
-     */
-    private static void terminate(Process process) {
-        process.toHandle().destroy();
-    }
-
-    /** SIGKILL to the server, leaving its output to be read to the end (see {@link #terminate}). */
-    private static void kill(Process process) {
-        process.toHandle().destroyForcibly();
     }
 
     private static void closeQuietly(InputStream in) {
@@ -343,20 +327,89 @@ public final class StdioProxy implements AutoCloseable {
 
         @Override
         public void terminateServer(Frame at) {
-            log.info("sending SIGTERM to the server (pid {})", process.pid());
-            terminate(process);
+            log.info("sending SIGTERM to the server ({})", process.describe());
+            process.terminate();
         }
 
         @Override
         public void killServer(Frame at) {
-            log.info("sending SIGKILL to the server (pid {})", process.pid());
-            kill(process);
+            log.info("sending SIGKILL to the server ({})", process.describe());
+            process.kill();
+        }
+    }
+
+    /** A child process as the proxy's server. */
+    private static final class ChildProcess implements StdioServer {
+        private final Process process;
+        private final CompletableFuture<Integer> exit;
+
+        ChildProcess(Process process) {
+            this.process = process;
+            this.exit = process.onExit().thenApply(Process::exitValue);
+        }
+
+        @Override
+        public OutputStream stdin() {
+            return process.getOutputStream();
+        }
+
+        @Override
+        public InputStream stdout() {
+            return process.getInputStream();
+        }
+
+        @Override
+        public InputStream stderr() {
+            return process.getErrorStream();
+        }
+
+        @Override
+        public CompletableFuture<Integer> onExit() {
+            return exit;
+        }
+
+        @Override
+        public boolean isAlive() {
+            return process.isAlive();
+        }
+
+        @Override
+        public String describe() {
+            return "pid " + process.pid();
+        }
+
+        /**
+         * SIGTERM through the {@link ProcessHandle}: {@link Process#destroy()} also closes the
+         * streams to and from the child, so what it wrote just before (a last answer, a line on
+         * stderr) would be lost instead of relayed.
+         */
+        @Override
+        public void terminate() {
+            process.toHandle().destroy();
+        }
+
+        /** SIGKILL, leaving the output to be read to the end (see {@link #terminate}). */
+        @Override
+        public void kill() {
+            process.toHandle().destroyForcibly();
+        }
+
+        @Override
+        public void interrupt() {
+            // The JDK sends only TERM and KILL; kill(1) is on every POSIX system.
+            try {
+                new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+            } catch (IOException e) {
+                log.debug("kill -INT failed ({}); sending SIGTERM instead", e.toString());
+                terminate();
+            }
         }
     }
 
     /** Configures and starts a {@link StdioProxy}. */
     public static final class Builder {
         private final List<String> command;
+        private final StdioServer.Launcher launcher;
         private Path directory;
         private final Map<String, String> environment = new LinkedHashMap<>();
         private InputStream clientInput;
@@ -376,6 +429,12 @@ public final class StdioProxy implements AutoCloseable {
                 throw new IllegalArgumentException("command: [] (expected: a program and its arguments)");
             }
             this.command = List.copyOf(command);
+            this.launcher = null;
+        }
+
+        private Builder(StdioServer.Launcher launcher) {
+            this.launcher = Objects.requireNonNull(launcher, "launcher");
+            this.command = null;
         }
 
         /** The server's working directory; default: the proxy's. */
@@ -460,11 +519,6 @@ public final class StdioProxy implements AutoCloseable {
          *                              does not exist or is not a directory; its message says which
          */
         public StdioProxy start() throws ServerStartException {
-            ProcessBuilder pb = new ProcessBuilder(command);
-            if (directory != null) {
-                pb.directory(directory.toFile());
-            }
-            pb.environment().putAll(environment);
             if (clientInput == null) {
                 clientInput = new FileInputStream(FileDescriptor.in);
             }
@@ -474,6 +528,23 @@ public final class StdioProxy implements AutoCloseable {
             if (serverErrorOutput == null) {
                 serverErrorOutput = new FileOutputStream(FileDescriptor.err);
             }
+            if (launcher != null) {
+                StdioServer server;
+                try {
+                    server = launcher.start();
+                } catch (IOException | RuntimeException e) {
+                    observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED,
+                            String.valueOf(e.getMessage()));
+                    throw new ServerStartException("cannot start the server: " + e.getMessage(), e);
+                }
+                log.debug("started the server ({})", server.describe());
+                return new StdioProxy(this, server).begin();
+            }
+            ProcessBuilder pb = new ProcessBuilder(command);
+            if (directory != null) {
+                pb.directory(directory.toFile());
+            }
+            pb.environment().putAll(environment);
             if (directory != null && !Files.isDirectory(directory)) {
                 // The JDK reports a missing directory as the command's ENOENT: say which it is.
                 String problem = "the server's working directory " + directory + " "
@@ -492,7 +563,7 @@ public final class StdioProxy implements AutoCloseable {
                         + rootMessage(e), e);
             }
             log.debug("started the server (pid {}): {}", process.pid(), command);
-            return new StdioProxy(this, process).begin();
+            return new StdioProxy(this, new ChildProcess(process)).begin();
         }
 
         private static Duration requireNonNegative(Duration d, String name) {

@@ -1,0 +1,102 @@
+package dev.mcpchaos.server.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code mcp-chaos replay}'s options on the command line: exit codes, --on-exhausted, --rules. */
+class ReplayCommandTest {
+
+    private static final String CASSETTE = String.join("\n",
+            "{\"type\":\"header\",\"format\":\"mcp-chaos-cassette\",\"version\":1,\"transport\":\"stdio\","
+                    + "\"recordedAt\":\"2026-12-02T06:00:00Z\",\"recorder\":\"test\"}",
+            "{\"type\":\"message\",\"seq\":0,\"t\":0,\"dir\":\"c2s\",\"session\":\"stdio\",\"message\":"
+                    + "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"n\"}}}",
+            "{\"type\":\"message\",\"seq\":1,\"t\":1,\"dir\":\"s2c\",\"session\":\"stdio\",\"message\":"
+                    + "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"v\":1}}}") + "\n";
+
+    @TempDir
+    Path dir;
+
+    private record Run(int code, List<String> out, String err) {
+    }
+
+    private Run run(String input, String... args) throws IOException {
+        Path cassette = dir.resolve("c.ndjson");
+        Files.writeString(cassette, CASSETTE);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        // As Main builds it, with this replay command on in-memory streams in place of stdin and stdout.
+        CommandLine cli = new CommandLine(new Main());
+        cli.addSubcommand(new ReplayCommand(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out));
+        cli.setDefaultValueProvider(new EnvironmentDefaults(new HashMap<>()));
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
+        String[] all = new String[args.length + 4];
+        all[0] = "replay";
+        all[1] = cassette.toString();
+        all[2] = "--quiet";
+        all[3] = "--journal=off";
+        System.arraycopy(args, 0, all, 4, args.length);
+        int code = Main.execute(cli, all);
+        return new Run(code, out.toString(StandardCharsets.UTF_8).lines().toList(), err.toString());
+    }
+
+    private static final String CALL = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"n\"}}\n";
+    private static final String OTHER = "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n";
+
+    @Test
+    void failOnUnmatchedExitsOneOnlyWhenARequestHadNoRecording() throws IOException {
+        Run matched = run(CALL + CALL, "--fail-on-unmatched");
+        assertThat(matched.code()).isZero();
+        assertThat(matched.out()).containsExactly("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}",
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}");
+
+        Run unmatched = run(CALL + OTHER, "--fail-on-unmatched");
+        assertThat(unmatched.code()).isEqualTo(1);
+        assertThat(unmatched.out()).hasSize(2);
+        assertThat(unmatched.out().get(1)).contains("\"code\":-32601");
+
+        assertThat(run(CALL + OTHER).code()).as("without --fail-on-unmatched").isZero();
+    }
+
+    @Test
+    void onExhaustedErrorAnswersTheSecondRepeatWithAnErrorAndCountsIt() throws IOException {
+        Run run = run(CALL + CALL, "--on-exhausted", "error", "--fail-on-unmatched");
+        assertThat(run.out().get(0)).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}");
+        assertThat(run.out().get(1)).contains("\"code\":-32601", "no recording left for tools/call");
+        assertThat(run.code()).isEqualTo(1);
+    }
+
+    @Test
+    void aBadOnExhaustedValueIsRefusedNamingIt() throws IOException {
+        Run run = run(CALL, "--on-exhausted", "loop");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).contains("--on-exhausted: 'loop' (expected: last or error)");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void rulesApplyToTheReplayedAnswers() throws IOException {
+        Path rules = dir.resolve("r.yaml");
+        Files.writeString(rules, "rules:\n  - name: fail-it\n    match: {kind: response, method: tools/call}\n"
+                + "    times: 1\n    fault: {type: error, code: -32603, message: injected}\n");
+        Run run = run(CALL + CALL, "--rules", rules.toString(), "--seed", "3");
+        assertThat(run.code()).isZero();
+        assertThat(run.out()).hasSize(2);
+        assertThat(run.out().get(0)).contains("\"id\":5", "-32603", "injected");
+        assertThat(run.out().get(1)).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}");
+    }
+}
