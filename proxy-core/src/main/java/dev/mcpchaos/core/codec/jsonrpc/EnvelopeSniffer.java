@@ -199,9 +199,12 @@ public final class EnvelopeSniffer {
             long pieceOffset = parser.currentLocation().getByteOffset();
             JsonToken token;
             while ((token = parser.nextToken()) != JsonToken.NOT_AVAILABLE && token != null) {
-                if (token == JsonToken.END_OBJECT && commaBeforeClose(bytes, start, pieceOffset)) {
-                    fail("unexpected '}' after a comma: expected a member name");
-                    return;
+                if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+                    String gap = separatorBeforeClose(bytes, start, pieceOffset, token);
+                    if (gap != null) {
+                        fail(gap);
+                        return;
+                    }
                 }
                 onToken(token);
                 if (failure != null) {
@@ -237,16 +240,28 @@ public final class EnvelopeSniffer {
     }
 
     /**
-     * jackson-core's non-blocking parser (2.23) rejects {@code {"a":1,}} in one piece but accepts
-     * it when the input is cut between the comma and the '}'. Catches that case: the '}' is the
-     * first non-blank byte of this piece and the earlier pieces end with a comma.
+     * jackson-core's non-blocking parser (2.23) rejects {@code {"a":1,}} and {@code {"a":}} in one
+     * piece but accepts them when the input is cut between the separator and the '}' (fuzzing
+     * findings F4 and F8). Catches those cases, and the same for ']' after a comma: the closing
+     * byte is the first non-blank byte of this piece and the earlier pieces end with a comma or a
+     * colon (structural: inside a string, the close would not be a token).
+     *
+     * @return the failure's reason, or null when nothing is missing before the close
      */
-    private boolean commaBeforeClose(byte[] bytes, int start, long pieceOffset) {
-        if (lastContent != ',') {
-            return false;
+    private String separatorBeforeClose(byte[] bytes, int start, long pieceOffset, JsonToken close) {
+        if (lastContent != ',' && lastContent != ':') {
+            return null;
         }
-        int close = start + (int) (parser.currentLocation().getByteOffset() - 1 - pieceOffset);
-        return indexOfContent(bytes, start, close) < 0;
+        int at = start + (int) (parser.currentLocation().getByteOffset() - 1 - pieceOffset);
+        if (indexOfContent(bytes, start, at) >= 0) {
+            return null;
+        }
+        char closing = close == JsonToken.END_OBJECT ? '}' : ']';
+        if (lastContent == ':') {
+            return "unexpected '" + closing + "' after a colon: expected a value";
+        }
+        return "unexpected '" + closing + "' after a comma: expected "
+                + (close == JsonToken.END_OBJECT ? "a member name" : "a value");
     }
 
     private void rejectTrailing(byte[] bytes, int from, int end) {

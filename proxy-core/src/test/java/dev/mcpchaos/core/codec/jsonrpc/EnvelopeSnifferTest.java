@@ -330,6 +330,10 @@ class EnvelopeSnifferTest {
             "{\"id\":1, \t }",
             "{\"id\":1,\"params\":{\"a\":1,}}",
             "[1,]",
+            "{\"id\":}",                                            // a colon and no value, at any cut (F8)
+            "{\"ieod\":} \t",
+            "{\"id\": \t }",
+            "{\"id\":1,\"params\":{\"a\":}}",
             "{\"id\":1 \"method\":\"m\"}",                          // missing comma
             "{'id':1}",                                              // single quotes
             "{id:1}",                                                // unquoted name
