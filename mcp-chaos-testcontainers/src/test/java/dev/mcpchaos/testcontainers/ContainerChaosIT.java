@@ -8,20 +8,16 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleHandle;
 import dev.mcpchaos.rules.RuleStats;
 import dev.mcpchaos.rules.Rules;
-import dev.mcpchaos.testcontainers.HostPeers.ServerEverything;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link McpChaosContainer#chaos()} over the control API of the real image (host networking):
@@ -34,29 +30,11 @@ class ContainerChaosIT {
     private static final String STARTING_RULES = "rules:\n  - name: never\n    match: {tool: nothing-calls-this}\n"
             + "    fault: {type: drop}\n";
 
-    @TempDir
-    static Path dir;
-
-    private static ServerEverything server;
-
-    @BeforeAll
-    static void startServer() {
-        server = ServerEverything.start(dir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final EverythingOnHost upstream = new EverythingOnHost();
 
     private static McpChaosContainer container() {
-        return new McpChaosContainer(DockerEngine.image())
-                .withUpstream(server.endpoint().toString())
-                .withNetworkMode("host")
-                .withListenPort(HostPeers.freePort())
-                .withControlPort(HostPeers.freePort())
+        return upstream.container()
                 .withRules(STARTING_RULES)
                 .withSeed(3);
     }

@@ -6,19 +6,15 @@ import static org.awaitility.Awaitility.await;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.TopContainerResponse;
 import com.github.dockerjava.api.command.WaitContainerResultCallback;
-import dev.mcpchaos.testcontainers.HostPeers.ServerEverything;
 import io.modelcontextprotocol.client.McpSyncClient;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
@@ -29,34 +25,12 @@ import org.testcontainers.containers.wait.strategy.Wait;
 @ExtendWith(DockerEngine.class)
 class ImageIT {
 
-    @TempDir
-    static Path dir;
-
-    private static ServerEverything server;
-
-    @BeforeAll
-    static void startServer() {
-        server = ServerEverything.start(dir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    private static McpChaosContainer container() {
-        return new McpChaosContainer(DockerEngine.image())
-                .withUpstream(server.endpoint().toString())
-                .withNetworkMode("host")
-                .withListenPort(HostPeers.freePort())
-                .withControlPort(HostPeers.freePort());
-    }
+    @RegisterExtension
+    static final EverythingOnHost upstream = new EverythingOnHost();
 
     @Test
     void runsAsANonRootUserAndItsHealthCheckTurnsHealthy() throws Exception {
-        try (McpChaosContainer chaos = container()) {
+        try (McpChaosContainer chaos = upstream.container()) {
             chaos.start();
             assertThat(chaos.getContainerInfo().getConfig().getUser()).isEqualTo("10001:10001");
             DockerClient docker = DockerClientFactory.lazyClient();
@@ -88,7 +62,7 @@ class ImageIT {
     @Test
     void theHealthCheckAsksTheOperationsListenerWhenItIsOn() throws Exception {
         int operations = HostPeers.freePort();
-        try (McpChaosContainer chaos = container().withEnv("MCP_CHAOS_METRICS_LISTEN", "127.0.0.1:" + operations)) {
+        try (McpChaosContainer chaos = upstream.container().withEnv("MCP_CHAOS_METRICS_LISTEN", "127.0.0.1:" + operations)) {
             chaos.start();
             String asked = chaos.copyFileFromContainer("/tmp/mcp-chaos-control",
                     in -> new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
@@ -111,7 +85,7 @@ class ImageIT {
 
     @Test
     void sigtermStopsTheProxyWithExitCodeZero() {
-        try (McpChaosContainer chaos = container()) {
+        try (McpChaosContainer chaos = upstream.container()) {
             chaos.start();
             DockerClient docker = DockerClientFactory.lazyClient();
             docker.killContainerCmd(chaos.getContainerId()).withSignal("TERM").exec();
@@ -136,7 +110,7 @@ class ImageIT {
                 .withEnv("MCP_CHAOS_LISTEN", "127.0.0.1:1")
                 .withEnv("MCP_CHAOS_CONTROL", "127.0.0.1:1")
                 .withEnv("MCP_CHAOS_METRICS_LISTEN", "off") // not the host's 9464, with host networking
-                .withCommand("http", "--upstream", server.endpoint().toString(),
+                .withCommand("http", "--upstream", upstream.server().endpoint().toString(),
                         "--listen", "127.0.0.1:" + listen, "--control", "127.0.0.1:" + control)
                 .waitingFor(Wait.forLogMessage(".*HttpCommand: clients: .*\\n", 1)
                         .withStartupTimeout(Duration.ofSeconds(60)))) {

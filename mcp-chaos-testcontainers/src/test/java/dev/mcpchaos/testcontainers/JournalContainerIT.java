@@ -4,13 +4,10 @@ import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -41,22 +38,8 @@ class JournalContainerIT {
                 fault: {type: http_status, status: 503, headers: {Retry-After: "30"}}
             """;
 
-    @TempDir
-    static Path dir;
-
-    private static HostPeers.ServerEverything server;
-
-    @BeforeAll
-    static void startServer() {
-        server = HostPeers.ServerEverything.start(dir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final EverythingOnHost upstream = new EverythingOnHost();
 
     private static McpSchema.CallToolResult echo(McpSyncClient client, String text) {
         return client.callTool(McpSchema.CallToolRequest.builder("echo").arguments(Map.of("message", text)).build());
@@ -68,11 +51,7 @@ class JournalContainerIT {
 
     @Test
     void theJournalOfTheContainerCountsWhatTheClientSentAndVerifiesItsBehaviour() {
-        try (McpChaosContainer chaos = new McpChaosContainer(DockerEngine.image())
-                .withUpstream(server.endpoint().toString())
-                .withNetworkMode("host")
-                .withListenPort(HostPeers.freePort())
-                .withControlPort(HostPeers.freePort())
+        try (McpChaosContainer chaos = upstream.container()
                 .withControlToken("journal-t0ken")
                 .withSeed(15)
                 .withRules(RULES)) {

@@ -2,7 +2,6 @@ package dev.mcpchaos.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mcpchaos.testcontainers.HostPeers.ServerEverything;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
@@ -16,11 +15,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The MCP Java SDK client through {@link McpChaosContainer} (the image of deploy/docker, host
@@ -32,30 +29,8 @@ class McpChaosContainerIT {
     /** The rule of rules/slow-echo.yaml. */
     private static final Duration DELAY = Duration.ofMillis(1500);
 
-    @TempDir
-    static Path dir;
-
-    private static ServerEverything server;
-
-    @BeforeAll
-    static void startServer() {
-        server = ServerEverything.start(dir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    private static McpChaosContainer container() {
-        return new McpChaosContainer(DockerEngine.image())
-                .withUpstream(server.endpoint().toString())
-                .withNetworkMode("host")
-                .withListenPort(HostPeers.freePort())
-                .withControlPort(HostPeers.freePort());
-    }
+    @RegisterExtension
+    static final EverythingOnHost upstream = new EverythingOnHost();
 
     private static McpSchema.CallToolResult echo(McpSyncClient client, String text) {
         return client.callTool(McpSchema.CallToolRequest.builder("echo").arguments(Map.of("message", text)).build());
@@ -63,7 +38,7 @@ class McpChaosContainerIT {
 
     @Test
     void aWholeSessionPassesThroughTheContainer() throws Exception {
-        try (McpChaosContainer chaos = container().withSeed(7)) {
+        try (McpChaosContainer chaos = upstream.container().withSeed(7)) {
             chaos.start();
             assertThat(chaos.getMcpUrl().toString()).startsWith("http://127.0.0.1:").endsWith("/mcp");
 
@@ -89,13 +64,13 @@ class McpChaosContainerIT {
             // initialize, initialized, tools/list, two tools/call, ping (and the client's DELETE does not count).
             assertThat(number(status, "client_to_server")).isGreaterThanOrEqualTo(6);
             assertThat(number(status, "faults_injected")).isZero();
-            assertThat(server.log()).doesNotContain("Error");
+            assertThat(upstream.server().log()).doesNotContain("Error");
         }
     }
 
     @Test
     void aLatencyRuleHoldsTheAnswerTheClientWaitsFor() {
-        try (McpChaosContainer chaos = container().withRulesFromClasspath("rules/slow-echo.yaml")) {
+        try (McpChaosContainer chaos = upstream.container().withRulesFromClasspath("rules/slow-echo.yaml")) {
             chaos.start();
             McpSyncClient client = HostPeers.sdkClient(chaos.getMcpUrl()).build();
             try {
@@ -123,12 +98,12 @@ class McpChaosContainerIT {
     @Test
     void rulesFromAStringAndFromAFileReachTheProxy() throws IOException {
         String rule = "rules:\n  - name: %s\n    match: {tool: nothing-calls-this}\n    fault: {type: drop}\n";
-        try (McpChaosContainer chaos = container().withRules(rule.formatted("from-a-string"))) {
+        try (McpChaosContainer chaos = upstream.container().withRules(rule.formatted("from-a-string"))) {
             chaos.start();
             assertThat(get(chaos.getControlUrl().resolve("/rules"))).contains("from-a-string");
         }
-        Path file = Files.writeString(dir.resolve("from-a-file.yaml"), rule.formatted("from-a-file"));
-        try (McpChaosContainer chaos = container().withRulesFromFile(file)) {
+        Path file = Files.writeString(upstream.dir().resolve("from-a-file.yaml"), rule.formatted("from-a-file"));
+        try (McpChaosContainer chaos = upstream.container().withRulesFromFile(file)) {
             chaos.start();
             assertThat(get(chaos.getControlUrl().resolve("/rules"))).contains("from-a-file").doesNotContain("from-a-string");
         }
