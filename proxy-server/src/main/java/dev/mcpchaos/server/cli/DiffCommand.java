@@ -92,10 +92,10 @@ final class DiffCommand implements Callable<Integer> {
                 throw new OptionValueException("unexpected " + files + " (expected: two sides in all, old then new)");
             }
         } catch (NoSuchFileException e) {
-            System.err.println("mcp-chaos diff: '" + e.getFile() + "' does not exist (expected: a cassette file)");
+            spec.commandLine().getErr().println("mcp-chaos diff: '" + e.getFile() + "' does not exist (expected: a cassette file)");
             return 2;
         } catch (CassetteException | IOException e) {
-            System.err.println("mcp-chaos diff: " + e.getMessage());
+            spec.commandLine().getErr().println("mcp-chaos diff: " + e.getMessage());
             return 2;
         }
         DiffReport report = new DiffReport(before.source(), after.source(), ContractDiff.diff(before, after));
@@ -114,7 +114,7 @@ final class DiffCommand implements Callable<Integer> {
                 }
             }
         } catch (IOException e) {
-            System.err.println("mcp-chaos diff: cannot write the report: " + e.getMessage());
+            spec.commandLine().getErr().println("mcp-chaos diff: cannot write the report: " + e.getMessage());
             return 2;
         }
         boolean fails = failOnCompatible ? !report.changes().isEmpty() : report.breakingCount() > 0;
