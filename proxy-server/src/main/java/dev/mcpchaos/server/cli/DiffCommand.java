@@ -101,6 +101,8 @@ final class DiffCommand implements Callable<Integer> {
         DiffReport report = new DiffReport(before.source(), after.source(), ContractDiff.diff(before, after));
         try {
             PrintWriter out = spec.commandLine().getOut();
+            out.println("old: " + before.summary());
+            out.println("new: " + after.summary());
             report.writeTable(out);
             out.flush();
             if (json != null) {

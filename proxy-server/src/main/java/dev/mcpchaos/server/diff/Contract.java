@@ -29,4 +29,15 @@ public record Contract(String source, Map<String, JsonNode> tools, Map<String, J
         prompts = Map.copyOf(prompts);
         callOutcomes = Map.copyOf(callOutcomes);
     }
+
+    /** What the contract holds, counted: {@code 3 tools, 0 resources, 0 resource templates, 1 prompt, 2 recorded calls}. */
+    public String summary() {
+        return count(tools.size(), "tool") + ", " + count(resources.size(), "resource") + ", "
+                + count(templates.size(), "resource template") + ", " + count(prompts.size(), "prompt") + ", "
+                + count(callOutcomes.size(), "recorded call");
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
 }

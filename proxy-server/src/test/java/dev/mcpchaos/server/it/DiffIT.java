@@ -196,12 +196,13 @@ class DiffIT {
                 .apply(TestPeers.serverEverythingStdioCommand());
         McpSyncClient client = TestPeers.stdioClient(command, line -> { }).build();
         int tools;
+        int prompts;
         try {
             client.initialize();
             tools = client.listTools().tools().size();
             client.listResources();
             client.listResourceTemplates();
-            client.listPrompts();
+            prompts = client.listPrompts().prompts().size();
         } finally {
             client.closeGracefully();
         }
@@ -212,7 +213,10 @@ class DiffIT {
         System.out.println(run.out());
         assertThat(run.exit()).as(run.out() + run.err()).isZero();
         assertThat(run.json().path("breaking").asInt()).isZero();
+        assertThat(run.json().path("changes").asInt()).isZero();
+        // The live side was really asked: it found the tools and prompts the SDK client saw.
         assertThat(tools).isPositive();
+        assertThat(run.out()).contains("new: " + tools + " tools, ").contains(", " + prompts + " prompt");
     }
 
     @Test
