@@ -83,6 +83,10 @@ final class DiffCommand implements Callable<Integer> {
             throw new OptionValueException("--old-server and --new-server: only one can take the command after --"
                     + " (expected: give the other as --new-server 'CMD')");
         }
+        if (!command.isEmpty() && !"".equals(oldServer) && !"".equals(newServer)) {
+            throw new OptionValueException("a command after -- " + command
+                    + " but no side takes it (expected: --old-server or --new-server with no value before --)");
+        }
         Contract before;
         Contract after;
         try {

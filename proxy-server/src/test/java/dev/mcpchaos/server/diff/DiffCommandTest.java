@@ -170,4 +170,23 @@ class DiffCommandTest {
         assertThat(run.exit()).isZero();
         assertThat(run.json().path("changes").asInt()).isZero();
     }
+
+    @Test
+    void refusedOptionsAreBadInputAndTheReasonIsGiven() throws IOException {
+        Path a = cassette("a.ndjson", "[]", "[]", "[]");
+        Run failOn = diff(a, a, "--fail-on", "warning");
+        assertThat(failOn.exit()).isEqualTo(2);
+        assertThat(failOn.err()).contains("--fail-on: 'warning' (expected: breaking or compatible)");
+
+        StringWriter err = new StringWriter();
+        int exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+                "diff", a.toString(), a.toString(), "--", "node", "server.js");
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("a command after -- [node, server.js] but no side takes it");
+
+        err = new StringWriter();
+        exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "diff", a.toString());
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("no new side");
+    }
 }
