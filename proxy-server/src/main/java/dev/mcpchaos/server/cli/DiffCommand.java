@@ -23,14 +23,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code mcp-chaos diff OLD NEW}: the contract diff between two cassettes or live stdio servers. */
+/** {@code mcp-chaos diff OLD NEW}: the contract diff between two cassettes or live servers (stdio or HTTP). */
 @Command(name = "diff",
         mixinStandardHelpOptions = true,
         description = {
             "Compare the MCP contract (tools, resources, resource templates, prompts, and for cassettes the "
                     + "error class of recorded calls) of two sides and classify each change as breaking or "
                     + "compatible (docs/checks.md, \"Contract diff\"). Each side is a cassette file or a live "
-                    + "stdio server, asked for its lists itself.",
+                    + "server (stdio or Streamable HTTP), asked for its lists itself.",
             "Exit code 0 when no change is breaking, 1 when one is (or any change with --fail-on compatible), "
                     + "2 on bad input."},
         footer = {"", "Examples:", "  mcp-chaos diff cassettes/v1.ndjson cassettes/v2.ndjson",
@@ -48,6 +48,12 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--new-server", arity = "0..1", fallbackValue = "", paramLabel = "CMD",
             description = "The new side is this stdio server (split on spaces); with no value, the command after --.")
     String newServer;
+
+    @Option(names = "--old-url", paramLabel = "URL", description = "The old side is this Streamable HTTP server endpoint.")
+    java.net.URI oldUrl;
+
+    @Option(names = "--new-url", paramLabel = "URL", description = "The new side is this Streamable HTTP server endpoint.")
+    java.net.URI newUrl;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the changes as JSON to FILE.")
     Path json;
@@ -90,8 +96,8 @@ final class DiffCommand implements Callable<Integer> {
         Contract before;
         Contract after;
         try {
-            before = side("old", oldServer, command, files);
-            after = side("new", newServer, command, files);
+            before = side("old", oldServer, oldUrl, command, files);
+            after = side("new", newServer, newUrl, command, files);
             if (!files.isEmpty()) {
                 throw new OptionValueException("unexpected " + files + " (expected: two sides in all, old then new)");
             }
@@ -128,7 +134,14 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     /** One side: a server when its option is given, else the next cassette file. */
-    private Contract side(String which, String server, List<String> tail, List<String> files) throws IOException {
+    private Contract side(String which, String server, java.net.URI url, List<String> tail, List<String> files)
+            throws IOException {
+        if (url != null) {
+            if (server != null) {
+                throw new OptionValueException("--" + which + "-url and --" + which + "-server (expected: one of them)");
+            }
+            return ContractSource.fromUrl(url, Duration.ofSeconds(timeoutSeconds));
+        }
         if (server != null) {
             List<String> command = server.isEmpty() ? tail
                     : Arrays.stream(server.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();

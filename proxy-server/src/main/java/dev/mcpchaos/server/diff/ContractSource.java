@@ -22,7 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** Reads a {@link Contract} from a cassette or asks a live stdio server for it. */
+/** Reads a {@link Contract} from a cassette or asks a live server (stdio or Streamable HTTP) for it. */
 public final class ContractSource {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -93,37 +93,7 @@ public final class ContractSource {
         reader.setDaemon(true);
         reader.start();
         try (OutputStream out = process.getOutputStream()) {
-            StdioPeer peer = new StdioPeer(name, out, answers, timeout);
-            ObjectNode init = JSON.createObjectNode();
-            init.put("protocolVersion", "2025-06-18");
-            init.putObject("capabilities");
-            init.putObject("clientInfo").put("name", "mcp-chaos-diff").put("version", "1");
-            JsonNode initAnswer = peer.request("initialize", init);
-            if (initAnswer.has("error")) {
-                throw new IOException("server '" + name + "': initialize failed: " + initAnswer.get("error"));
-            }
-            peer.notify("notifications/initialized");
-            Map<String, Map<String, JsonNode>> lists = emptyLists();
-            for (String[] list : LISTS) {
-                String cursor = null;
-                for (int page = 0; page < 1000; page++) { // bounded: a server that loops its cursor
-                    ObjectNode params = JSON.createObjectNode();
-                    if (cursor != null) {
-                        params.put("cursor", cursor);
-                    }
-                    JsonNode answer = peer.request(list[0], params);
-                    if (answer.has("error")) {
-                        break; // a capability the server does not have: nothing of that kind
-                    }
-                    collect(lists, list[0], answer.path("result"));
-                    JsonNode next = answer.path("result").path("nextCursor");
-                    if (!next.isTextual() || next.asText().isEmpty()) {
-                        break;
-                    }
-                    cursor = next.asText();
-                }
-            }
-            return contract("server '" + name + "'", lists, Map.of());
+            return ask(new StdioPeer(name, out, answers, timeout), "server '" + name + "'");
         } finally {
             process.destroy();
             try {
@@ -133,6 +103,158 @@ public final class ContractSource {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 process.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * Asks a live Streamable HTTP server at {@code endpoint} (a POST per request, answers as JSON
+     * or SSE, the {@code Mcp-Session-Id} it gives sent back), then ends the session with a DELETE.
+     *
+     * @throws IOException naming the URL when it does not answer, or not with JSON-RPC
+     */
+    public static Contract fromUrl(java.net.URI endpoint, Duration timeout) throws IOException {
+        HttpPeer peer = new HttpPeer(endpoint, timeout);
+        try {
+            return ask(peer, "server " + endpoint);
+        } finally {
+            peer.close();
+        }
+    }
+
+    /** initialize, then each list with its pages. */
+    private static Contract ask(Peer peer, String source) throws IOException {
+        ObjectNode init = JSON.createObjectNode();
+        init.put("protocolVersion", "2025-06-18");
+        init.putObject("capabilities");
+        init.putObject("clientInfo").put("name", "mcp-chaos-diff").put("version", "1");
+        JsonNode initAnswer = peer.request("initialize", init);
+        if (initAnswer.has("error")) {
+            throw new IOException(source + ": initialize failed: " + initAnswer.get("error"));
+        }
+        peer.notify("notifications/initialized");
+        Map<String, Map<String, JsonNode>> lists = emptyLists();
+        for (String[] list : LISTS) {
+            String cursor = null;
+            for (int page = 0; page < 1000; page++) { // bounded: a server that loops its cursor
+                ObjectNode params = JSON.createObjectNode();
+                if (cursor != null) {
+                    params.put("cursor", cursor);
+                }
+                JsonNode answer = peer.request(list[0], params);
+                if (answer.has("error")) {
+                    break; // a capability the server does not have: nothing of that kind
+                }
+                collect(lists, list[0], answer.path("result"));
+                JsonNode next = answer.path("result").path("nextCursor");
+                if (!next.isTextual() || next.asText().isEmpty()) {
+                    break;
+                }
+                cursor = next.asText();
+            }
+        }
+        return contract(source, lists, Map.of());
+    }
+
+    /** One side of a conversation with a live server, one request at a time. */
+    private interface Peer {
+        JsonNode request(String method, JsonNode params) throws IOException;
+
+        void notify(String method) throws IOException;
+    }
+
+    /** Streamable HTTP with {@link java.net.http.HttpClient}: small, one request at a time. */
+    private static final class HttpPeer implements Peer {
+        private final java.net.URI endpoint;
+        private final Duration timeout;
+        private final java.net.http.HttpClient client;
+        private String sessionId;
+        private int nextId = 1;
+
+        HttpPeer(java.net.URI endpoint, Duration timeout) {
+            this.endpoint = endpoint;
+            this.timeout = timeout;
+            this.client = java.net.http.HttpClient.newBuilder().connectTimeout(timeout).build();
+        }
+
+        @Override
+        public JsonNode request(String method, JsonNode params) throws IOException {
+            int id = nextId++;
+            ObjectNode message = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", id).put("method", method);
+            message.set("params", params);
+            java.net.http.HttpResponse<String> response = post(message, method);
+            String type = response.headers().firstValue("Content-Type").orElse("");
+            if (type.startsWith("text/event-stream")) {
+                for (String event : response.body().split("\r?\n\r?\n")) {
+                    StringBuilder data = new StringBuilder();
+                    for (String line : event.split("\r?\n")) {
+                        if (line.startsWith("data:")) {
+                            data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
+                        }
+                    }
+                    if (data.length() > 0) {
+                        JsonNode answer = parse(data.toString(), method);
+                        if (answer.path("id").asInt(-1) == id && !answer.has("method")) {
+                            return answer;
+                        }
+                    }
+                }
+                throw new IOException("server " + endpoint + ": no answer to " + method + " in its event stream");
+            }
+            return parse(response.body(), method);
+        }
+
+        @Override
+        public void notify(String method) throws IOException {
+            post(JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method), method);
+        }
+
+        private java.net.http.HttpResponse<String> post(JsonNode message, String method) throws IOException {
+            java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(endpoint)
+                    .timeout(timeout)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(message)));
+            if (sessionId != null) {
+                request.header("Mcp-Session-Id", sessionId);
+            }
+            java.net.http.HttpResponse<String> response;
+            try {
+                response = client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted waiting for server " + endpoint);
+            } catch (IOException e) {
+                throw new IOException("server " + endpoint + " does not answer " + method + ": " + e, e);
+            }
+            if (response.statusCode() / 100 != 2) {
+                throw new IOException("server " + endpoint + " answered " + method + " with HTTP "
+                        + response.statusCode() + " (expected: 2xx)");
+            }
+            response.headers().firstValue("Mcp-Session-Id").ifPresent(id -> sessionId = id);
+            return response;
+        }
+
+        private JsonNode parse(String body, String method) throws IOException {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new IOException("server " + endpoint + ": the answer to " + method + " is not JSON", e);
+            }
+        }
+
+        void close() {
+            if (sessionId == null) {
+                return;
+            }
+            try {
+                client.send(java.net.http.HttpRequest.newBuilder(endpoint).timeout(timeout)
+                        .header("Mcp-Session-Id", sessionId).DELETE().build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+            } catch (IOException e) {
+                // the session ends with the server anyway
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -154,7 +276,7 @@ public final class ContractSource {
     }
 
     /** A request/response exchange over a child's pipes, one request at a time. */
-    private static final class StdioPeer {
+    private static final class StdioPeer implements Peer {
         private final String name;
         private final OutputStream out;
         private final BlockingQueue<JsonNode> answers;
@@ -168,7 +290,8 @@ public final class ContractSource {
             this.timeout = timeout;
         }
 
-        JsonNode request(String method, JsonNode params) throws IOException {
+        @Override
+        public JsonNode request(String method, JsonNode params) throws IOException {
             int id = nextId++;
             ObjectNode message = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", id).put("method", method);
             message.set("params", params);
@@ -193,7 +316,8 @@ public final class ContractSource {
             }
         }
 
-        void notify(String method) throws IOException {
+        @Override
+        public void notify(String method) throws IOException {
             write(JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method));
         }
 

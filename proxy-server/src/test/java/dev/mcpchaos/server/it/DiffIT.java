@@ -220,6 +220,29 @@ class DiffIT {
     }
 
     @Test
+    void serverEverythingOverStreamableHttpAndOverStdioHasTheSameContract() throws IOException {
+        try (HttpPeers.ServerEverything everything = HttpPeers.ServerEverything.start(
+                Files.createDirectories(tempDir.resolve("http-everything")))) {
+            List<String> argv = new ArrayList<>(List.of("--new-url", everything.endpoint().toString(),
+                    "--old-server", "--"));
+            argv.addAll(TestPeers.serverEverythingStdioCommand());
+            Run run = diff(argv.toArray(String[]::new));
+            System.out.println(run.out());
+            assertThat(run.exit()).as(run.out() + run.err()).isZero();
+            assertThat(run.json().path("changes").asInt()).isZero();
+            // Not two empty contracts: the HTTP side was asked and answered.
+            assertThat(run.out()).containsPattern("new: [1-9][0-9]* tools, [1-9][0-9]* resources");
+        }
+    }
+
+    @Test
+    void aUrlWhereNoServerListensIsBadInputNamingIt() throws IOException {
+        Run run = diff(baseCassette.toString(), "--new-url", "http://127.0.0.1:9/mcp");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err()).contains("http://127.0.0.1:9/mcp").contains("does not answer initialize");
+    }
+
+    @Test
     void aServerThatDoesNotStartIsBadInputNamingIt() throws IOException {
         Run run = diff(baseCassette.toString(), "--new-server", "--", tempDir.resolve("no-such-server").toString());
         assertThat(run.exit()).isEqualTo(2);
