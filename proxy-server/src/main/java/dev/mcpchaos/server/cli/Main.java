@@ -37,6 +37,7 @@ public final class Main implements Runnable {
         commands.put("rules", RulesCommand::new);
         commands.put("replay", ReplayCommand::new);
         commands.put("check", CheckCommand::new);
+        commands.put("diff", DiffCommand::new);
         return commands;
     }
 

@@ -24,7 +24,7 @@ class MainTest {
 
     @Test
     void withoutASubcommandOrWithAnUnknownOneAllAreThereForTheUsageAndSuggestions() {
-        String[] all = {"stdio", "http", "demo", "demo-server", "validate", "rules", "replay", "check", "help"};
+        String[] all = {"stdio", "http", "demo", "demo-server", "validate", "rules", "replay", "check", "diff", "help"};
         assertThat(Main.commandLine().getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("--help").getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("stdoi").getSubcommands()).containsOnlyKeys(all);
