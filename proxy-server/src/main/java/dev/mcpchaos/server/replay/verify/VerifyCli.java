@@ -26,7 +26,7 @@ public final class VerifyCli {
      * Paths that differ between two honest runs of the same server, so they are never compared:
      * the server's version moves with every release, and {@code _meta} carries per-run data.
      */
-    public static final List<String> DEFAULT_IGNORED = List.of("/result/serverInfo/version", "**._meta");
+    public static final List<String> DEFAULT_IGNORED = List.of("/result/serverInfo/version");
 
     private final List<Path> arguments;
     private final List<String> ignore;
