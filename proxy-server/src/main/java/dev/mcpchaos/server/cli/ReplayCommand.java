@@ -62,6 +62,20 @@ final class ReplayCommand implements Callable<Integer> {
                     + "SIGTERM or SIGINT.")
     String http;
 
+    @Option(names = "--verify",
+            description = "Check a live stdio server against the cassette instead of playing it: "
+                    + "mcp-chaos replay FILE --verify -- COMMAND... (see docs/record-replay.md, Verify).")
+    boolean verify;
+
+    @Option(names = "--ignore", paramLabel = "PATH",
+            description = "With --verify: a path not compared (JSON pointer or dotted glob, as --redact-path); "
+                    + "repeatable, added to the defaults.")
+    List<String> verifyIgnore = new ArrayList<>();
+
+    @Option(names = "--verify-report", paramLabel = "FILE",
+            description = "With --verify: also write the outcome as JSON to FILE.")
+    Path verifyReport;
+
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
 
@@ -85,6 +99,9 @@ final class ReplayCommand implements Callable<Integer> {
         if (protocol == null) {
             protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
             System.setOut(System.err); // stdout belongs to the protocol
+        }
+        if (verify) {
+            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport).run();
         }
         OnExhausted exhausted = parseOnExhausted(onExhausted);
         List<Cassette> cassettes = new ArrayList<>();

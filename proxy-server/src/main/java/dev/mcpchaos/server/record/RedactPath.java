@@ -60,7 +60,7 @@ public final class RedactPath {
     }
 
     /** Whether the value at {@code path} (member names and array indices from the root) is covered. */
-    boolean matches(List<String> path) {
+    public boolean matches(List<String> path) {
         return matches(0, path, 0);
     }
 

@@ -1,0 +1,123 @@
+package dev.mcpchaos.server.replay.verify;
+
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.record.RedactPath;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code mcp-chaos replay FILE --verify -- COMMAND...} run: reads the cassette, checks the
+ * live server, prints one line per request on stdout, and gives the exit code (0 all same,
+ * 1 differences, 2 bad input or no server).
+ */
+public final class VerifyCli {
+
+    /**
+     * Paths that differ between two honest runs of the same server, so they are never compared:
+     * the server's version moves with every release, and {@code _meta} carries per-run data.
+     */
+    public static final List<String> DEFAULT_IGNORED = List.of("/result/serverInfo/version");
+
+    private final List<Path> arguments;
+    private final List<String> ignore;
+    private final Path report;
+
+    /**
+     * @param arguments the cassette, then the live server's command line
+     * @param ignore    more paths not compared
+     * @param report    where to write the JSON report, or null
+     */
+    public VerifyCli(List<Path> arguments, List<String> ignore, Path report) {
+        this.arguments = List.copyOf(arguments);
+        this.ignore = List.copyOf(ignore);
+        this.report = report;
+    }
+
+    /** Runs it; the exit code. */
+    public int run() {
+        if (arguments.size() < 2) {
+            System.err.println("mcp-chaos: --verify: no server command (expected: replay FILE --verify -- COMMAND...)");
+            return 2;
+        }
+        Cassette cassette;
+        try {
+            cassette = Cassette.read(arguments.get(0));
+        } catch (CassetteException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            System.err.println("mcp-chaos: " + arguments.get(0) + ": cannot be read: " + e.getMessage()
+                    + " (expected: a cassette file)");
+            return 2;
+        }
+        List<RedactPath> paths = new ArrayList<>();
+        try {
+            for (String p : DEFAULT_IGNORED) {
+                paths.add(RedactPath.parse(p));
+            }
+            for (String p : ignore) {
+                paths.add(RedactPath.parse(p));
+            }
+        } catch (IllegalArgumentException e) {
+            System.err.println("mcp-chaos: --ignore: " + e.getMessage());
+            return 2;
+        }
+        List<String> command = arguments.subList(1, arguments.size()).stream().map(Path::toString).toList();
+        VerifyResult result;
+        try {
+            result = new StdioVerifier(cassette, command, new JsonDiff(paths), Duration.ofSeconds(10)).run();
+        } catch (IOException e) {
+            System.err.println("mcp-chaos: --verify: cannot start " + String.join(" ", command) + ": "
+                    + e.getMessage());
+            return 2;
+        }
+        // The report is this command's output: to the real stdout, whatever System.out was pointed at.
+        java.io.PrintStream stdout = new java.io.PrintStream(
+                new java.io.FileOutputStream(java.io.FileDescriptor.out), true, java.nio.charset.StandardCharsets.UTF_8);
+        stdout.print(result.report());
+        stdout.flush();
+        if (report != null) {
+            try {
+                writeReport(result, report);
+            } catch (IOException e) {
+                System.err.println("mcp-chaos: --verify-report: " + report + ": " + e.getMessage());
+                return 2;
+            }
+        }
+        if (!result.items().isEmpty() && result.items().stream().noneMatch(VerifyResult.Item::answered)) {
+            System.err.println("mcp-chaos: --verify: the server answered nothing");
+            return 2;
+        }
+        return result.allSame() ? 0 : 1;
+    }
+
+    private static void writeReport(VerifyResult result, Path file) throws IOException {
+        JsonMapper json = JsonMapper.builder().build();
+        ObjectNode root = json.createObjectNode();
+        root.put("allSame", result.allSame());
+        ArrayNode items = root.putArray("requests");
+        for (VerifyResult.Item i : result.items()) {
+            ObjectNode item = items.addObject().put("seq", i.seq()).put("id", i.id()).put("request", i.label())
+                    .put("verdict", i.verdict());
+            ArrayNode diffs = item.putArray("differences");
+            if (i.differences() != null) {
+                for (JsonDiff.Difference d : i.differences()) {
+                    diffs.addObject().put("kind", d.kind().name().toLowerCase()).put("path", d.pointer());
+                }
+            }
+        }
+        Path tmp = Files.createTempFile(file.toAbsolutePath().getParent(), ".verify", ".tmp");
+        Files.write(tmp, json.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}
