@@ -100,6 +100,9 @@ run warmup "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
 wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
 run direct "http://127.0.0.1:$UPSTREAM_PORT/mcp"
 run mcp-chaos "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
+# Warmed as the proxy without metrics was (a full run, then WARMUP): with less, its row carries
+# the JIT compiler's work, which is most of the difference on a loaded machine (docs/benchmarks.md).
+run warmup-metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" > /dev/null
 wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" > /dev/null
 run mcp-chaos+metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" "$metrics_proxy_pid"
 # shellcheck disable=SC2086
