@@ -131,7 +131,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: stdio, http, demo, demo-server, validate or rules");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: " + String.join(", ", SUBCOMMANDS.keySet()));
     }
 
     /** The version from the build. */

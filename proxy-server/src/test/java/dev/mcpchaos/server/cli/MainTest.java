@@ -39,6 +39,14 @@ class MainTest {
     }
 
     @Test
+    void withNoArgumentsTheErrorNamesEverySubcommand() {
+        StringWriter err = new StringWriter();
+        assertThat(Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err))).isEqualTo(2);
+        assertThat(err.toString()).contains("a subcommand is needed: stdio, http, demo, demo-server, validate, rules, "
+                + "replay, check, diff");
+    }
+
+    @Test
     void theHelpOfOneSubcommandStillWorks() {
         StringWriter out = new StringWriter();
         assertThat(Main.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "help", "stdio")).isZero();
