@@ -210,6 +210,20 @@ class JournalIT {
         }
     }
 
+    /**
+     * Closes an SDK client whose session the server declared gone. After the 404 the SDK drops its
+     * session and may not have a new one yet; its close() then throws a NullPointerException from
+     * LifecycleInitializer (seen once in CI). That is the client library's state, not what the test
+     * asserts, so only that exception is tolerated.
+     */
+    private static void closeAfterSessionLoss(McpSyncClient client) {
+        try {
+            client.close();
+        } catch (NullPointerException sdkRace) {
+            // nothing left to close
+        }
+    }
+
     @Test
     void httpSessionExpireThenANewInitializeIsSeen() throws Exception {
         String rules = """
@@ -221,9 +235,12 @@ class JournalIT {
                     fault: {type: session_expire}
                 """;
         try (RunningHttp proxy = httpProxy(rules)) {
-            try (McpSyncClient client = httpClient(proxy, HttpPeers.TIMEOUT)) {
+            McpSyncClient client = httpClient(proxy, HttpPeers.TIMEOUT);
+            try {
                 assertThat(HttpPeers.text(echo(client, "one"))).contains("one");
                 assertThat(catchThrowable(() -> echo(client, "two"))).as("answered 404").isNotNull();
+            } finally {
+                closeAfterSessionLoss(client);
             }
             Journal journal = proxy.journal();
             JournalEntry expired = clientToolCalls(journal, "echo").get(1);
