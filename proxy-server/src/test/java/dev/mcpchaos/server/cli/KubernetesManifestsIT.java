@@ -128,6 +128,8 @@ class KubernetesManifestsIT {
         }
         assertThat(sidecar.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/health");
         assertThat(sidecar.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/ready");
+        assertThat(command.matchedOptionValue("--ready-requires-upstream", false))
+                .as("the pod is ready only once its server takes connections").isTrue();
         JsonNode annotations = deployment.at("/spec/template/metadata/annotations");
         assertThat(annotations.path("prometheus.io/scrape").asText()).isEqualTo("true");
         assertThat(annotations.path("prometheus.io/port").asInt()).isEqualTo(metrics.getPort());
