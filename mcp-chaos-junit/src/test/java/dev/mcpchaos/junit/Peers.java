@@ -51,11 +51,39 @@ final class Peers {
         return List.of(node().toString(), serverEverything().toString(), "stdio");
     }
 
+    /**
+     * A free port on 127.0.0.1 below the kernel's ephemeral range, for a server a test starts on
+     * it: no socket bound to port 0 in the meantime (a proxy under test, say) can be handed it. A
+     * port just let go can be handed out again at once; in CI a proxy got its upstream's port that
+     * way and relayed to itself until no file descriptor was left.
+     */
     static int freePort() {
+        int below = ephemeralLow();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; below > 2048 && attempt < 200; attempt++) {
+            int port = random.nextInt(Math.max(1024, below - 16384), below);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // in use: draw again
+            }
+        }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The first port of Linux's ephemeral range (32768 where it cannot be read). */
+    private static int ephemeralLow() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 
@@ -77,8 +105,10 @@ final class Peers {
             }
             endpoint = URI.create("http://127.0.0.1:" + port + "/mcp");
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!log().contains("listening on port " + port)) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
+            // server-everything prints "listening" before it knows that the port is taken (then
+            // "Failed to start" and exits): the line alone does not prove it listens.
+            while (!log().contains("listening on port " + port) || !settledAlive(process)) {
+                if (!process.isAlive() || log().contains("Failed to start") || System.nanoTime() > deadline) {
                     String seen = log();
                     close();
                     throw new IllegalStateException("server-everything did not start on port " + port + ":\n" + seen);
@@ -89,6 +119,15 @@ final class Peers {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException(e);
                 }
+            }
+        }
+
+        private boolean settledAlive(Process process) {
+            try {
+                return !process.waitFor(300, java.util.concurrent.TimeUnit.MILLISECONDS) && !log().contains("Failed to start");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
         }
 

@@ -66,11 +66,52 @@ final class HttpPeers {
         return URI.create("http://127.0.0.1:" + address.getPort() + "/mcp");
     }
 
+    /**
+     * server-everything prints "listening on port N" before it learns that the port is taken, then
+     * "Failed to start" and exits: alive 300 ms after the line, without that line, it listens.
+     */
+    static boolean listensAfterReadyLine(Process process, java.util.function.Supplier<String> log) {
+        try {
+            return !process.waitFor(300, TimeUnit.MILLISECONDS) && !log.get().contains("Failed to start");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * A free port on 127.0.0.1 below the kernel's ephemeral range, for a server a test starts on
+     * it: no socket bound to port 0 in the meantime (a proxy under test, say) can be handed it. A
+     * port just let go can be handed out again at once; in CI a proxy got its upstream's port that
+     * way and relayed to itself until no file descriptor was left.
+     */
     static int freePort() {
+        int below = ephemeralLow();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; below > 2048 && attempt < 200; attempt++) {
+            int port = random.nextInt(Math.max(1024, below - 16384), below);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // in use: draw again
+            }
+        }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The first port of Linux's ephemeral range (32768 where it cannot be read). */
+    private static int ephemeralLow() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 
@@ -156,7 +197,7 @@ final class HttpPeers {
                 ServerEverything server = new ServerEverything(process, port, log);
                 await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50))
                         .until(() -> !process.isAlive() || server.log().contains(readyText + port));
-                if (process.isAlive()) {
+                if (listensAfterReadyLine(process, server::log)) {
                     return server;
                 }
                 failure = new IllegalStateException("server-everything exited on port " + port + ":\n" + server.log());

@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
 
 import javax.net.ssl.SSLException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -138,8 +140,41 @@ public final class HttpProxy implements AutoCloseable {
             shutdownExecutors();
             throw new IOException("cannot listen on " + builder.listen + ": " + e.getMessage(), e);
         }
+        if (isOwnAddress(builder.upstream, address())) {
+            serverChannel.close().syncUninterruptibly();
+            shutdownExecutors();
+            throw new IOException("the upstream " + builder.upstream + " is this proxy's own address (listening on "
+                    + format(address()) + "): every request would come back to the proxy, each on a new "
+                    + "connection, until it runs out of file descriptors (expected: the MCP server's address)");
+        }
         log.info("listening on http://{} (transport {}), relaying to {}", format(address()), NettyTransports.name(),
                 config.upstreamLabel);
+    }
+
+    /**
+     * Whether {@code upstream} names the socket the proxy listens on: the same port on the same
+     * address, or on any local address when the proxy listens on the wildcard. A host that does
+     * not resolve now is not this proxy (it is resolved again per connection).
+     */
+    static boolean isOwnAddress(URI upstream, InetSocketAddress bound) {
+        boolean tls = "https".equalsIgnoreCase(upstream.getScheme());
+        int port = upstream.getPort() != -1 ? upstream.getPort() : tls ? 443 : 80;
+        if (port != bound.getPort()) {
+            return false; // the cheap test first: no lookup for the usual case
+        }
+        try {
+            for (InetAddress candidate : InetAddress.getAllByName(upstream.getHost())) {
+                if (bound.getAddress().isAnyLocalAddress()
+                        ? candidate.isLoopbackAddress() || candidate.isAnyLocalAddress()
+                                || NetworkInterface.getByInetAddress(candidate) != null
+                        : candidate.equals(bound.getAddress())) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 
     /**

@@ -305,6 +305,31 @@ class HttpProxyTest {
         assertThat(HttpProxy.builder(URI.create("http://127.0.0.1:3001/some/prefix"))).isNotNull();
     }
 
+    /** Seen in CI: a proxy handed the port its upstream was meant to take relayed to itself until no fd was left. */
+    @Test
+    void anUpstreamThatIsTheProxyItselfIsRefusedAtStartAndItsPortLetGo() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        for (String listen : List.of("127.0.0.1", "0.0.0.0")) {
+            for (String host : List.of("127.0.0.1", "localhost")) {
+                URI itself = URI.create("http://" + host + ":" + port + "/mcp");
+                assertThatThrownBy(() -> HttpProxy.builder(itself).listen(new InetSocketAddress(listen, port)).start())
+                        .as("listening on %s, upstream %s", listen, itself).isInstanceOf(IOException.class)
+                        .hasMessageStartingWith("the upstream " + itself + " is this proxy's own address")
+                        .hasMessageContaining("expected: the MCP server's address");
+            }
+        }
+        // The twin: the same listen address with an upstream one port away starts, and the refused
+        // starts let their port go.
+        URI next = URI.create("http://127.0.0.1:" + (port == 65535 ? port - 1 : port + 1) + "/mcp");
+        proxy = HttpProxy.builder(next).listen(new InetSocketAddress("127.0.0.1", port)).start();
+        assertThat(proxy.address().getPort()).isEqualTo(port);
+        assertThat(HttpProxy.isOwnAddress(URI.create("http://127.0.0.2:" + port + "/mcp"), proxy.address()))
+                .as("another loopback address is another socket").isFalse();
+    }
+
     @Test
     void anUpstreamConnectionTheUpstreamClosesIsNotReusedAndAGoneUpstreamIsStillAnswered502() throws Exception {
         proxy = proxyBuilder().ioThreads(1).start();
