@@ -20,11 +20,29 @@ public final class ChaosProxy implements RunningProxy {
     private final RunningProxy proxy;
     private final StdioClientSide stdio;
     private final AutoCloseable upstream;
+    private final java.util.function.LongSupplier unmatched;
 
-    ChaosProxy(RunningProxy proxy, StdioClientSide stdio, AutoCloseable upstream) {
+    ChaosProxy(RunningProxy proxy, StdioClientSide stdio, AutoCloseable upstream,
+               java.util.function.LongSupplier unmatched) {
         this.proxy = proxy;
         this.stdio = stdio;
         this.upstream = upstream;
+        this.unmatched = unmatched;
+    }
+
+    /**
+     * In front of a replayed server: how many requests the cassettes had no recording for (each
+     * answered with a JSON-RPC error {@code -32601} naming the closest recorded request), since
+     * this proxy started.
+     *
+     * @throws UnsupportedOperationException in front of a real server
+     */
+    public long unmatchedRequests() {
+        if (unmatched == null) {
+            throw new UnsupportedOperationException("unmatchedRequests(): this proxy is in front of a real server "
+                    + "(expected: one made by McpChaosExtension.replayHttp/replayStdio or @McpChaosTest(replay = ...))");
+        }
+        return unmatched.getAsLong();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.mcpchaos.junit;
 
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.junit.internal.StdioClientSide;
 import dev.mcpchaos.rules.Chaos;
 import dev.mcpchaos.rules.RuleFileException;
@@ -10,6 +11,11 @@ import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.RunningProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
+import dev.mcpchaos.server.replay.StdioReplay;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -75,11 +81,13 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
     /** The system property (or JUnit configuration parameter) that fixes the seed of every test, to repeat a run. */
     public static final String SEED_PROPERTY = "mcpchaos.seed";
 
-    private enum Kind { STDIO, HTTP, DEMO_STDIO, DEMO_HTTP }
+    private enum Kind { STDIO, HTTP, DEMO_STDIO, DEMO_HTTP, REPLAY_STDIO, REPLAY_HTTP }
 
     private Kind kind;
     private List<String> command;
     private URI upstream;
+    /** The cassettes a replayed server plays (read once; each start makes a fresh replay of them). */
+    private List<Cassette> cassettes;
     private RuleSet rules;
     private Long seed;
     private Lifecycle lifecycle;
@@ -96,7 +104,8 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
 
     /**
      * Made by JUnit for {@link McpChaosTest @McpChaosTest}, which configures it. In code, use
-     * {@link #stdio}, {@link #http}, {@link #demoStdio()} or {@link #demoHttp()}.
+     * {@link #stdio}, {@link #http}, {@link #demoStdio()}, {@link #demoHttp()}, {@link #replayStdio} or
+     * {@link #replayHttp}.
      */
     public McpChaosExtension() {
     }
@@ -136,6 +145,45 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
     /** A proxy on HTTP in front of the built-in demo server (in this JVM, on a free loopback port). */
     public static McpChaosExtension demoHttp() {
         return new McpChaosExtension(Kind.DEMO_HTTP);
+    }
+
+    /**
+     * A proxy on stdio in front of the server recorded in these cassettes (classpath resources,
+     * such as {@code /cassettes/everything.ndjson}, made by {@code mcp-chaos stdio --record}),
+     * replayed in this JVM: no real server. Repeats of a request are served in recorded order,
+     * then the last one again; with one proxy per class that order goes on across its tests
+     * ({@link #perTest()} replays afresh for each). A request with no recording gets a JSON-RPC
+     * error {@code -32601} and is counted in {@link ChaosProxy#unmatchedRequests()}.
+     *
+     * @throws IllegalArgumentException when a resource is missing or not a cassette
+     */
+    public static McpChaosExtension replayStdio(String... cassetteResources) {
+        return replaying(Kind.REPLAY_STDIO, readResources(cassetteResources, McpChaosExtension.class));
+    }
+
+    /** {@link #replayStdio(String...)} from cassette files. */
+    public static McpChaosExtension replayStdio(Path... cassetteFiles) {
+        return replaying(Kind.REPLAY_STDIO, readFiles(cassetteFiles));
+    }
+
+    /**
+     * A proxy on HTTP in front of the server recorded in these cassettes (classpath resources),
+     * replayed over Streamable HTTP in this JVM on a free loopback port; as
+     * {@link #replayStdio(String...)} otherwise.
+     */
+    public static McpChaosExtension replayHttp(String... cassetteResources) {
+        return replaying(Kind.REPLAY_HTTP, readResources(cassetteResources, McpChaosExtension.class));
+    }
+
+    /** {@link #replayHttp(String...)} from cassette files. */
+    public static McpChaosExtension replayHttp(Path... cassetteFiles) {
+        return replaying(Kind.REPLAY_HTTP, readFiles(cassetteFiles));
+    }
+
+    private static McpChaosExtension replaying(Kind kind, List<Cassette> cassettes) {
+        McpChaosExtension extension = new McpChaosExtension(kind);
+        extension.cassettes = cassettes;
+        return extension;
     }
 
     /**
@@ -369,13 +417,22 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
                 + "@McpChaosTest on " + context.getTestClass().map(Class::getName).orElse("the test")
                 + " (expected: @McpChaosTest(...), or a field made by McpChaosExtension.http(...) / .stdio(...))"));
         int given = (a.stdio().length > 0 ? 1 : 0) + (a.http().isEmpty() ? 0 : 1)
-                + (a.demo() == McpChaosTest.Demo.NONE ? 0 : 1);
+                + (a.demo() == McpChaosTest.Demo.NONE ? 0 : 1) + (a.replay().length > 0 ? 1 : 0);
         if (given != 1) {
             throw new ExtensionConfigurationException("@McpChaosTest on " + context.getRequiredTestClass().getName()
                     + ": " + (given == 0 ? "no upstream" : "more than one upstream") + " (expected: exactly one of "
-                    + "stdio = {\"command\", \"arg\"}, http = \"http://127.0.0.1:3001/mcp\", demo = Demo.HTTP)");
+                    + "stdio = {\"command\", \"arg\"}, http = \"http://127.0.0.1:3001/mcp\", demo = Demo.HTTP, "
+                    + "replay = \"/cassettes/server.ndjson\")");
         }
-        if (a.stdio().length > 0) {
+        if (a.replay().length > 0) {
+            kind = a.replayOver() == TransportKind.STDIO ? Kind.REPLAY_STDIO : Kind.REPLAY_HTTP;
+            try {
+                cassettes = readResources(a.replay(), context.getRequiredTestClass());
+            } catch (IllegalArgumentException e) {
+                throw new ExtensionConfigurationException("@McpChaosTest(replay = ...) on "
+                        + context.getRequiredTestClass().getName() + ": " + e.getMessage(), e);
+            }
+        } else if (a.stdio().length > 0) {
             kind = Kind.STDIO;
             command = List.of(a.stdio());
         } else if (!a.http().isEmpty()) {
@@ -418,7 +475,27 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         StdioClientSide stdio = null;
         try {
             RunningProxy running;
+            java.util.function.LongSupplier unmatched = null;
             switch (kind) {
+                case REPLAY_STDIO: {
+                    stdio = new StdioClientSide();
+                    StdioReplay replay = new StdioReplay(cassettes, OnExhausted.LAST);
+                    unmatched = replay::unmatched;
+                    McpChaosProxy.StdioBuilder b = McpChaosProxy.replay(replay)
+                            .clientInput(stdio.proxyInput())
+                            .clientOutput(stdio.proxyOutput());
+                    apply(b, runSeed);
+                    running = b.start();
+                    break;
+                }
+                case REPLAY_HTTP: {
+                    HttpReplay replay = new HttpReplay(cassettes, OnExhausted.LAST);
+                    unmatched = replay::unmatched;
+                    HttpProxyBuilder b = McpChaosProxy.replay(replay);
+                    apply(b, runSeed);
+                    running = b.start();
+                    break;
+                }
                 case STDIO:
                 case DEMO_STDIO: {
                     stdio = new StdioClientSide();
@@ -441,7 +518,7 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
                     running = b.start();
                 }
             }
-            return new ChaosProxy(running, stdio, upstreamServer);
+            return new ChaosProxy(running, stdio, upstreamServer, unmatched);
         } catch (IOException e) {
             closeQuietly(stdio);
             throw new UncheckedIOException("cannot start the built-in demo server: " + e.getMessage(), e);
@@ -482,6 +559,49 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }
+    }
+
+    private static List<Cassette> readResources(String[] resources, Class<?> anchor) {
+        List<Cassette> read = new ArrayList<>();
+        for (String resource : resources) {
+            Objects.requireNonNull(resource, "cassette resource");
+            String path = resource.startsWith("/") ? resource : "/" + resource;
+            try (InputStream in = anchor.getResourceAsStream(path)) {
+                if (in == null) {
+                    throw new IllegalArgumentException("cassette " + resource + ": no such resource on the class path "
+                            + "(expected: a cassette recorded with mcp-chaos --record, such as src/test/resources" + path
+                            + ")");
+                }
+                read.add(Cassette.read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), resource));
+            } catch (CassetteException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + resource, e);
+            }
+        }
+        return requireSome(read);
+    }
+
+    private static List<Cassette> readFiles(Path[] files) {
+        List<Cassette> read = new ArrayList<>();
+        for (Path file : files) {
+            try {
+                read.add(Cassette.read(Objects.requireNonNull(file, "cassette file")));
+            } catch (CassetteException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cassette " + file + ": cannot be read: " + e.getMessage()
+                        + " (expected: a cassette file)", e);
+            }
+        }
+        return requireSome(read);
+    }
+
+    private static List<Cassette> requireSome(List<Cassette> read) {
+        if (read.isEmpty()) {
+            throw new IllegalArgumentException("cassettes: none given (expected: at least one)");
+        }
+        return List.copyOf(read);
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

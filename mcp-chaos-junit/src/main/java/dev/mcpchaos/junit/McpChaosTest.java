@@ -11,7 +11,7 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the tests of a class with an mcp-chaos proxy in this JVM, in front of one upstream: give
- * exactly one of {@link #stdio()}, {@link #http()} or {@link #demo()}. A test method (or
+ * exactly one of {@link #stdio()}, {@link #http()}, {@link #demo()} or {@link #replay()}. A test method (or
  * constructor, or lifecycle method) gets it as a parameter of type {@link ChaosProxy} (or
  * {@link dev.mcpchaos.server.RunningProxy}, or {@link dev.mcpchaos.rules.Chaos}).
  *
@@ -58,6 +58,16 @@ public @interface McpChaosTest {
 
     /** The built-in demo server as the upstream. */
     Demo demo() default Demo.NONE;
+
+    /**
+     * The server recorded in these cassettes (classpath resources, such as
+     * {@code /cassettes/everything.ndjson}), replayed in this JVM over {@link #replayOver()}: no
+     * real server. See {@link McpChaosExtension#replayStdio(String...)}.
+     */
+    String[] replay() default {};
+
+    /** The transport a {@link #replay()} is served over: HTTP (default) or STDIO. */
+    dev.mcpchaos.core.transport.TransportKind replayOver() default dev.mcpchaos.core.transport.TransportKind.HTTP;
 
     /** A rule file on the classpath (YAML, or JSON for {@code .json}), such as {@code /chaos/rules.yaml}; default none. */
     String rules() default "";
