@@ -140,4 +140,25 @@ class HttpReplayTimingTest {
             assertThat(at.get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(300).minus(TOLERANCE));
         }
     }
+
+    @Test
+    void aBatchIsAnsweredWhenItsLastAnswerIsDueEachAnswerWhole() throws Exception {
+        try (RunningHttp proxy = McpChaosProxy.replay(new HttpReplay(List.of(cassette()), OnExhausted.LAST,
+                Timing.RECORDED, Matching.DEFAULT)).start()) {
+            String session = initialize(proxy);
+            long sent = System.nanoTime();
+            HttpResponse<String> answer = HTTP.send(post(proxy, session, "[" + ECHO.formatted(50) + ","
+                    + "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}},"
+                    + ECHO.formatted(51) + "]"), HttpResponse.BodyHandlers.ofString());
+            Duration took = Duration.ofNanos(System.nanoTime() - sent);
+            assertThat(answer.statusCode()).isEqualTo(200);
+            JsonNode replies = JSON.readTree(answer.body());
+            assertThat(replies.isArray()).isTrue();
+            assertThat(replies).hasSize(2); // the notification has no answer
+            assertThat(replies.get(0).get("id").asInt()).isEqualTo(50);
+            assertThat(replies.get(1).get("id").asInt()).isEqualTo(51);
+            assertThat(replies).allSatisfy(r -> assertThat(r.at("/result/content/0/text").asText()).isEqualTo("echo done"));
+            assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(300).minus(TOLERANCE));
+        }
+    }
 }
