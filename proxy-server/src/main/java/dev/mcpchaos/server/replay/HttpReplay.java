@@ -103,7 +103,12 @@ public final class HttpReplay {
             /** Completes with the answer when it is due; the messages after it go out after it. */
             private CompletableFuture<JsonNode> one(JsonNode message, long arrival, Consumer<JsonNode> related) {
                 CompletableFuture<JsonNode> reply = new CompletableFuture<>();
-                sender.send(responder.respond(message), arrival, out -> {
+                List<Responder.Out> outs = responder.respond(message);
+                if (outs.stream().noneMatch(out -> out.kind() == Responder.Kind.RESPONSE)) {
+                    // A notification or a response: its 202 goes at once, whatever follows it later.
+                    reply.complete(null);
+                }
+                sender.send(outs, arrival, out -> {
                     switch (out.kind()) {
                         case RELATED -> related.accept(out.message());
                         case RESPONSE -> reply.complete(out.message());
@@ -113,7 +118,7 @@ public final class HttpReplay {
                     if (failure != null) {
                         reply.completeExceptionally(failure);
                     } else {
-                        reply.complete(null); // a notification or a response: nothing to answer
+                        reply.complete(null); // done; a no-op when the answer went out already
                     }
                 });
                 return reply;

@@ -48,7 +48,10 @@ class HttpReplayTimingTest {
     static final String LONG = "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"long\","
             + "\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}";
 
-    /** initialize answered in 1 ms; echo answered as JSON 300 ms after it; long as SSE, progress at +150 ms, result at +300 ms. */
+    /**
+     * initialize answered in 1 ms; notifications/initialized followed 300 ms later by a
+     * list_changed on the GET stream; echo answered as JSON 300 ms after it; long as SSE, progress at +150 ms, result at +300 ms.
+     */
     static Cassette cassette() throws IOException {
         String text = String.join("\n",
                 "{\"type\":\"header\",\"format\":\"mcp-chaos-cassette\",\"version\":1,\"transport\":\"http\","
@@ -58,13 +61,16 @@ class HttpReplayTimingTest {
                 line(1, 1, "s2c", 0, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":"
                         + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
                         + "\"serverInfo\":{\"name\":\"recorded\",\"version\":\"1\"}}}"),
-                line(2, 10, "c2s", 1, null, ECHO.formatted(5)),
-                line(3, 310, "s2c", 1, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":"
+                line(2, 3, "c2s", 9, null, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"),
+                line(3, 303, "s2c", 10, "text/event-stream", "{\"jsonrpc\":\"2.0\",\"method\":"
+                        + "\"notifications/tools/list_changed\"}"),
+                line(4, 310, "c2s", 1, null, ECHO.formatted(5)),
+                line(5, 610, "s2c", 1, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":"
                         + "{\"content\":[{\"type\":\"text\",\"text\":\"echo done\"}]}}"),
-                line(4, 400, "c2s", 2, null, LONG.formatted(6)),
-                line(5, 550, "s2c", 2, "text/event-stream", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                line(6, 700, "c2s", 2, null, LONG.formatted(6)),
+                line(7, 850, "s2c", 2, "text/event-stream", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
                         + "\"params\":{\"progressToken\":\"t\",\"progress\":1,\"total\":1}}"),
-                line(6, 700, "s2c", 2, "text/event-stream", "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":"
+                line(8, 1000, "s2c", 2, "text/event-stream", "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":"
                         + "{\"content\":[{\"type\":\"text\",\"text\":\"long done\"}]}}")) + "\n";
         return Cassette.read(new StringReader(text), "http-timing.ndjson");
     }
@@ -159,6 +165,36 @@ class HttpReplayTimingTest {
             assertThat(replies.get(1).get("id").asInt()).isEqualTo(51);
             assertThat(replies).allSatisfy(r -> assertThat(r.at("/result/content/0/text").asText()).isEqualTo("echo done"));
             assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(300).minus(TOLERANCE));
+        }
+    }
+
+    @Test
+    void aNotificationIsAcceptedAtOnceAndWhatTheServerSentAfterItComesOnTheGetStreamAtItsDelay() throws Exception {
+        try (RunningHttp proxy = McpChaosProxy.replay(new HttpReplay(List.of(cassette()), OnExhausted.LAST,
+                Timing.RECORDED, Matching.DEFAULT)).start()) {
+            String session = initialize(proxy);
+            HttpResponse<Stream<String>> get = HTTP.send(HttpRequest.newBuilder(proxy.mcpUrl()).GET()
+                    .header("Accept", "text/event-stream").header("Mcp-Session-Id", session).build(),
+                    HttpResponse.BodyHandlers.ofLines());
+            assertThat(get.statusCode()).isEqualTo(200);
+            long sent = System.nanoTime();
+            HttpResponse<String> accepted = HTTP.send(post(proxy, session,
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"), HttpResponse.BodyHandlers.ofString());
+            assertThat(accepted.statusCode()).isEqualTo(202);
+            assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(AT_ONCE);
+            Iterator<String> lines = get.body().iterator();
+            JsonNode own = null;
+            for (int n = 0; own == null && n < 100 && lines.hasNext(); n++) { // bounded; keep-alives aside
+                String l = lines.next();
+                if (l.startsWith("data:")) {
+                    own = JSON.readTree(l.substring(5).trim());
+                }
+            }
+            Duration at = Duration.ofNanos(System.nanoTime() - sent);
+            get.body().close();
+            assertThat(own).isNotNull();
+            assertThat(own.path("method").asText()).isEqualTo("notifications/tools/list_changed");
+            assertThat(at).isGreaterThanOrEqualTo(Duration.ofMillis(300).minus(TOLERANCE));
         }
     }
 }
