@@ -7,8 +7,11 @@ import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.MatchMode;
+import dev.mcpchaos.server.replay.Matching;
 import dev.mcpchaos.server.replay.OnExhausted;
 import dev.mcpchaos.server.replay.StdioReplay;
+import dev.mcpchaos.server.replay.Timing;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,11 +40,13 @@ import java.util.concurrent.Callable;
                 + "drop-in for a server command in an MCP client's config. Each request gets what was recorded for "
                 + "the same method and params (_meta, the id and progress tokens aside); repeats in recorded order, "
                 + "then the last again (or an error, --on-exhausted error); a request with no recording gets error "
-                + "-32601 naming the closest recorded one.",
+                + "-32601 naming the closest recorded one. --match sequential|strict matches otherwise; --timing "
+                + "recorded sends answers at their recorded delays.",
             "The replayed server sits behind the same proxy as a real one: --rules and --seed apply faults to its "
                 + "traffic, and the journal, metrics and control API work as for mcp-chaos stdio."},
         footer = {"", "Examples:", "  mcp-chaos replay cassettes/everything.ndjson",
-            "  mcp-chaos replay cassettes/everything.ndjson --rules examples/slow-tool.yaml --seed 42"})
+            "  mcp-chaos replay cassettes/everything.ndjson --rules examples/slow-tool.yaml --seed 42",
+            "  mcp-chaos replay cassettes/everything.ndjson --timing scaled:0.5 --match sequential"})
 final class ReplayCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Cassettes to play, in this order.")
@@ -55,6 +60,23 @@ final class ReplayCommand implements Callable<Integer> {
             description = "What a repeat of a request gets once all its recordings were served: the last one again "
                     + "(default), or error -32601 (counted as unmatched).")
     String onExhausted;
+
+    @Option(names = "--timing", paramLabel = "none|recorded|scaled:F", defaultValue = "none",
+            description = "When answers go out: at once (default), at the recorded delay after the request's arrival "
+                    + "(the progress and other notifications the server sent for it at theirs too), or at those delays "
+                    + "times F (scaled:0.5 halves them, scaled:2 doubles them; F > 0).")
+    String timing;
+
+    @Option(names = "--match", paramLabel = "default|sequential|strict", defaultValue = "default",
+            description = "How a request finds its recording: by method and params without _meta (default); the "
+                    + "recorded requests in recorded order, any other getting error -32601 naming the one expected "
+                    + "next (sequential); or the whole message but its id, _meta included (strict).")
+    String match;
+
+    @Option(names = "--match-ignore", paramLabel = "PATH",
+            description = "A path left out when matching (JSON pointer or dotted glob, as --redact-path), such as "
+                    + "/params/arguments/time; repeatable.")
+    List<String> matchIgnore = new ArrayList<>();
 
     @Option(names = "--http", paramLabel = "HOST:PORT",
             description = "Serve the cassettes over Streamable HTTP on this address (endpoint /mcp) instead of stdio: "
@@ -104,6 +126,8 @@ final class ReplayCommand implements Callable<Integer> {
             return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport).run();
         }
         OnExhausted exhausted = parseOnExhausted(onExhausted);
+        Timing pace = parseTiming(timing);
+        Matching matching = parseMatching(match, matchIgnore);
         List<Cassette> cassettes = new ArrayList<>();
         for (Path file : files) {
             try {
@@ -118,9 +142,9 @@ final class ReplayCommand implements Callable<Integer> {
             }
         }
         if (http != null) {
-            return serveHttp(cassettes, exhausted);
+            return serveHttp(cassettes, exhausted, pace, matching);
         }
-        StdioReplay replay = new StdioReplay(cassettes, exhausted);
+        StdioReplay replay = new StdioReplay(cassettes, exhausted, pace, matching);
         McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay)
                 .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
                 .clientOutput(protocol);
@@ -146,14 +170,15 @@ final class ReplayCommand implements Callable<Integer> {
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
     }
 
-    private int serveHttp(List<Cassette> cassettes, OnExhausted exhausted) throws IOException {
+    private int serveHttp(List<Cassette> cassettes, OnExhausted exhausted, Timing pace, Matching matching)
+            throws IOException {
         java.net.InetSocketAddress address;
         try {
             address = HttpCommand.parseAddress("--http", http);
         } catch (IllegalArgumentException e) {
             throw new OptionValueException(e.getMessage());
         }
-        HttpReplay replay = new HttpReplay(cassettes, exhausted);
+        HttpReplay replay = new HttpReplay(cassettes, exhausted, pace, matching);
         HttpProxyBuilder.RunningHttp proxy;
         try {
             HttpProxyBuilder builder = McpChaosProxy.replay(replay).listen(address);
@@ -193,6 +218,28 @@ final class ReplayCommand implements Callable<Integer> {
             return OnExhausted.valueOf(text.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new OptionValueException("--on-exhausted: '" + text + "' (expected: last or error)");
+        }
+    }
+
+    static Timing parseTiming(String text) {
+        try {
+            return Timing.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--timing: " + e.getMessage());
+        }
+    }
+
+    static Matching parseMatching(String mode, List<String> ignore) {
+        MatchMode parsed;
+        try {
+            parsed = MatchMode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--match: '" + mode + "' (expected: default, sequential or strict)");
+        }
+        try {
+            return Matching.of(parsed, ignore);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--match-ignore: " + e.getMessage());
         }
     }
 }

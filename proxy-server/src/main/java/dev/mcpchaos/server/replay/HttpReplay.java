@@ -1,12 +1,15 @@
 package dev.mcpchaos.server.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.mcpchaos.server.demo.DemoHttpServer;
 import dev.mcpchaos.server.demo.McpSessionHandler;
 import dev.mcpchaos.server.record.Cassette;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +23,9 @@ import java.util.function.Consumer;
  * from their start, matched as over stdio (see {@link StdioReplay}). An answer recorded as SSE
  * events is sent as SSE events, its progress notifications first, each an event of its own; one
  * recorded as JSON is sent as JSON. The server's own messages go on the session's GET stream.
+ * With a {@link Timing} other than none, each goes out at its recorded delay after the request's
+ * arrival, from a scheduler thread (the HTTP server's thread of a JSON answer waits for it, as
+ * for a live server's; that of an SSE answer is free at once).
  *
  * <p>Faults come from a proxy in front of it ({@code mcp-chaos replay --http} starts one), as
  * for a live server.
@@ -28,6 +34,9 @@ public final class HttpReplay {
 
     private final List<Cassette> cassettes;
     private final OnExhausted onExhausted;
+    private final Timing timing;
+    private final Matching matching;
+    private final TimedSender sender = new TimedSender();
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong unmatched = new AtomicLong();
 
@@ -36,8 +45,20 @@ public final class HttpReplay {
      * @param onExhausted what a repeat beyond its recordings gets
      */
     public HttpReplay(List<Cassette> cassettes, OnExhausted onExhausted) {
+        this(cassettes, onExhausted, Timing.NONE, Matching.DEFAULT);
+    }
+
+    /**
+     * @param cassettes   what to play, read in this order
+     * @param onExhausted what a repeat beyond its recordings gets
+     * @param timing      when answers go out
+     * @param matching    how requests find their recordings (each session from the cassettes' start)
+     */
+    public HttpReplay(List<Cassette> cassettes, OnExhausted onExhausted, Timing timing, Matching matching) {
         this.cassettes = List.copyOf(Objects.requireNonNull(cassettes, "cassettes"));
         this.onExhausted = Objects.requireNonNull(onExhausted, "onExhausted");
+        this.timing = Objects.requireNonNull(timing, "timing");
+        this.matching = Objects.requireNonNull(matching, "matching");
     }
 
     /** Requests answered from the cassettes so far, over all sessions. */
@@ -60,27 +81,47 @@ public final class HttpReplay {
     }
 
     private McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited) {
-        Responder responder = new Responder(new ReplayIndex(cassettes), onExhausted, served, unmatched);
+        Responder responder = new Responder(new ReplayIndex(cassettes, matching), onExhausted, timing, served, unmatched);
         return new McpSessionHandler() {
             @Override
             public CompletableFuture<JsonNode> handle(JsonNode message, Consumer<JsonNode> related) {
+                long arrival = System.nanoTime();
                 if (message.isArray()) {
-                    var replies = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+                    List<CompletableFuture<JsonNode>> each = new ArrayList<>();
                     for (JsonNode element : message) {
-                        JsonNode reply = one(element, related);
-                        if (reply != null) {
-                            replies.add(reply);
-                        }
+                        each.add(one(element, arrival, related));
                     }
-                    return CompletableFuture.completedFuture(replies.isEmpty() ? null : replies);
+                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(all -> {
+                        ArrayNode replies = JsonNodeFactory.instance.arrayNode();
+                        each.stream().map(CompletableFuture::join).filter(Objects::nonNull).forEach(replies::add);
+                        return replies.isEmpty() ? null : replies;
+                    });
                 }
-                return CompletableFuture.completedFuture(one(message, related));
+                return one(message, arrival, related);
             }
 
-            private JsonNode one(JsonNode message, Consumer<JsonNode> related) {
-                Responder.Reply reply = responder.respond(message, related);
-                reply.after().forEach(unsolicited);
-                return reply.response();
+            /** Completes with the answer when it is due; the messages after it go out after it. */
+            private CompletableFuture<JsonNode> one(JsonNode message, long arrival, Consumer<JsonNode> related) {
+                CompletableFuture<JsonNode> reply = new CompletableFuture<>();
+                List<Responder.Out> outs = responder.respond(message);
+                if (outs.stream().noneMatch(out -> out.kind() == Responder.Kind.RESPONSE)) {
+                    // A notification or a response: its 202 goes at once, whatever follows it later.
+                    reply.complete(null);
+                }
+                sender.send(outs, arrival, out -> {
+                    switch (out.kind()) {
+                        case RELATED -> related.accept(out.message());
+                        case RESPONSE -> reply.complete(out.message());
+                        case AFTER -> unsolicited.accept(out.message());
+                    }
+                }, failure -> {
+                    if (failure != null) {
+                        reply.completeExceptionally(failure);
+                    } else {
+                        reply.complete(null); // done; a no-op when the answer went out already
+                    }
+                });
+                return reply;
             }
 
             @Override

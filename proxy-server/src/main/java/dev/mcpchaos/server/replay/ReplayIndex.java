@@ -16,29 +16,46 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What a replayed server answers, found in cassettes: each recorded client request, keyed by its
- * method and its params without {@code _meta} (so the JSON-RPC id and the progress token do not
- * count), with what the server sent for it (its progress notifications and its answer) and the
- * notifications and requests the server sent of its own accord after it. {@code initialize} is
- * keyed by its method alone: clients differ in their name and capabilities.
+ * What a replayed server answers, found in cassettes: each recorded client request, keyed as its
+ * {@link Matching} says (by default its method and its params without {@code _meta}, so the
+ * JSON-RPC id and the progress token do not count; {@code initialize} by its method alone:
+ * clients differ in their name and capabilities), with what the server sent for it (its progress
+ * notifications and its answer) and the notifications and requests the server sent of its own
+ * accord after it, each with its recorded delay after the request.
  *
  * <p>Repeats of one key are served in recorded order, then the last one again (or an error, see
- * {@link OnExhausted}). Not thread-safe: one replay loop uses it.
+ * {@link OnExhausted}). In {@link MatchMode#SEQUENTIAL} mode the requests must come in recorded
+ * order instead ({@link #next}). Not thread-safe: one replay loop uses it.
  */
 final class ReplayIndex {
 
-    /** What the server sent for one recorded client message. */
-    record Answer(List<JsonNode> before, List<JsonNode> progress, JsonNode response, List<JsonNode> after,
-                  boolean sse) {
+    /** A message the server sent, {@code atMillis} after the client message it belongs to (as recorded). */
+    record Timed(JsonNode message, double atMillis) {
     }
 
+    /** What the server sent for one recorded client message. */
+    record Answer(List<Timed> before, List<Timed> progress, Timed response, List<Timed> after, boolean sse) {
+    }
+
+    /** One recorded request in recorded order, for {@link MatchMode#SEQUENTIAL}. */
+    private record Step(String key, Answer answer) {
+    }
+
+    private final Matching matching;
     private final Map<String, List<Answer>> answers = new LinkedHashMap<>();
     private final Map<String, Integer> served = new HashMap<>();
+    private final List<Step> sequence = new ArrayList<>();
+    private int position;
     /** What the server sent after a client notification (such as notifications/initialized), by method. */
-    private final Map<String, List<List<JsonNode>>> afterNotifications = new LinkedHashMap<>();
+    private final Map<String, List<List<Timed>>> afterNotifications = new LinkedHashMap<>();
     private final Map<String, Integer> notificationsServed = new HashMap<>();
 
     ReplayIndex(List<Cassette> cassettes) {
+        this(cassettes, Matching.DEFAULT);
+    }
+
+    ReplayIndex(List<Cassette> cassettes, Matching matching) {
+        this.matching = matching;
         for (Cassette cassette : cassettes) {
             index(cassette.entries());
         }
@@ -52,19 +69,20 @@ final class ReplayIndex {
                 continue;
             }
             String method = message.get("method").asText();
+            double t0 = entry.timeMillis();
             if (!message.has("id")) {
                 afterNotifications.computeIfAbsent(method, m -> new ArrayList<>())
-                        .add(unsolicitedAfter(entries, i, entry.session()));
+                        .add(unsolicitedAfter(entries, i, entry.session(), t0));
                 continue;
             }
             JsonNode id = message.get("id");
             String token = progressToken(message);
-            List<JsonNode> progress = new ArrayList<>();
+            List<Timed> progress = new ArrayList<>();
             // The server's own messages between this request and its answer, up to the client's
             // next message (a concurrent request's, whose own they then are): replayed before it.
-            List<JsonNode> before = new ArrayList<>();
+            List<Timed> before = new ArrayList<>();
             boolean clientSpokeSince = false;
-            JsonNode response = null;
+            Timed response = null;
             boolean sse = false;
             int end = i + 1;
             for (; end < entries.size(); end++) {
@@ -77,32 +95,35 @@ final class ReplayIndex {
                     clientSpokeSince = true;
                     continue;
                 }
+                Timed timed = new Timed(m, later.timeMillis() - t0);
                 if (!m.has("method") && id.equals(m.get("id"))) {
-                    response = m;
+                    response = timed;
                     sse = later.http() != null && later.http().sse();
                     break;
                 }
                 if (token != null && "notifications/progress".equals(m.path("method").asText())
                         && token.equals(m.path("params").path("progressToken").asText(null))) {
-                    progress.add(m);
+                    progress.add(timed);
                 } else if (!clientSpokeSince && m.has("method") && !"notifications/progress".equals(m.get("method").asText())) {
-                    before.add(m);
+                    before.add(timed);
                 }
             }
             if (response == null) {
                 continue; // never answered in the recording: nothing to replay
             }
-            answers.computeIfAbsent(key(message), k -> new ArrayList<>())
-                    .add(new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session()), sse));
+            Answer answer = new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session(), t0), sse);
+            String key = key(message);
+            answers.computeIfAbsent(key, k -> new ArrayList<>()).add(answer);
+            sequence.add(new Step(key, answer));
         }
     }
 
     /**
      * The server's own notifications and requests (not progress, not answers) recorded after
-     * position {@code from} and before the client's next message of the session.
+     * position {@code from} and before the client's next message of the session, timed from {@code t0}.
      */
-    private static List<JsonNode> unsolicitedAfter(List<CassetteEntry> entries, int from, String session) {
-        List<JsonNode> out = new ArrayList<>();
+    private static List<Timed> unsolicitedAfter(List<CassetteEntry> entries, int from, String session, double t0) {
+        List<Timed> out = new ArrayList<>();
         for (int j = from + 1; j < entries.size(); j++) {
             CassetteEntry e = entries.get(j);
             if (!e.session().equals(session) || e.message() == null) {
@@ -113,10 +134,15 @@ final class ReplayIndex {
             }
             JsonNode m = e.message();
             if (m.has("method") && !"notifications/progress".equals(m.get("method").asText())) {
-                out.add(m);
+                out.add(new Timed(m, e.timeMillis() - t0));
             }
         }
         return out;
+    }
+
+    /** How requests are matched. */
+    Matching matching() {
+        return matching;
     }
 
     /** The answer to a live request, or null when nothing like it was recorded. */
@@ -141,6 +167,27 @@ final class ReplayIndex {
         return recorded.get(Math.min(n, recorded.size() - 1));
     }
 
+    /**
+     * {@link MatchMode#SEQUENTIAL}: the answer to a live request when it is the next recorded
+     * request (which then counts as served), else null (and the next one stays expected).
+     */
+    Answer next(JsonNode request) {
+        if (position >= sequence.size() || !sequence.get(position).key().equals(key(request))) {
+            return null;
+        }
+        return sequence.get(position++).answer();
+    }
+
+    /** {@link MatchMode#SEQUENTIAL}: the key of the request expected next, or null when every one was served. */
+    String expectedNext() {
+        return position < sequence.size() ? sequence.get(position).key() : null;
+    }
+
+    /** {@link MatchMode#SEQUENTIAL}: how many recorded requests were served in order so far. */
+    int position() {
+        return position;
+    }
+
     /** How many times a request of this key was recorded. */
     int recordings(JsonNode request) {
         List<Answer> recorded = answers.get(key(request));
@@ -152,17 +199,22 @@ final class ReplayIndex {
 
     /** Whether the recorded answer to a request like this one came as SSE events (over HTTP). */
     boolean answeredAsStream(JsonNode request) {
-        List<Answer> recorded = answers.get(key(request));
+        String key = key(request);
+        if (matching.mode() == MatchMode.SEQUENTIAL) {
+            return position < sequence.size() && sequence.get(position).key().equals(key)
+                    && sequence.get(position).answer().sse();
+        }
+        List<Answer> recorded = answers.get(key);
         if (recorded == null) {
             return false;
         }
-        int n = served.getOrDefault(key(request), 0);
+        int n = served.getOrDefault(key, 0);
         return recorded.get(Math.min(n, recorded.size() - 1)).sse();
     }
 
     /** What the server sent after a client notification of this method, or nothing. */
-    List<JsonNode> afterNotification(String method) {
-        List<List<JsonNode>> recorded = afterNotifications.get(method);
+    List<Timed> afterNotification(String method) {
+        List<List<Timed>> recorded = afterNotifications.get(method);
         if (recorded == null) {
             return List.of();
         }
@@ -177,7 +229,7 @@ final class ReplayIndex {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String key : answers.keySet()) {
-            int distance = distance(wanted, key) + (key.startsWith(method + " ") ? 0 : 1_000_000);
+            int distance = distance(wanted, key) + (key.startsWith(method + " ") || key.equals(method) ? 0 : 1_000_000);
             if (distance < bestDistance) {
                 bestDistance = distance;
                 best = key;
@@ -190,13 +242,28 @@ final class ReplayIndex {
         return answers.values().stream().mapToInt(List::size).sum();
     }
 
-    /** {@code method canonical-params}: params without {@code _meta}, members sorted, absent as {}. */
-    static String key(JsonNode message) {
+    /**
+     * The matching key of a message, {@code method canonical}, the ignored paths left out first.
+     * Default and sequential: canonical params without {@code _meta}, members sorted, absent as
+     * {}; {@code initialize} by its method alone. Strict: the whole message but its id and
+     * method, members sorted.
+     */
+    String key(JsonNode message) {
         String method = message.path("method").asText();
+        JsonNode compared = matching.withoutIgnored(message);
+        if (matching.mode() == MatchMode.STRICT) {
+            ObjectNode rest = JsonNodeFactory.instance.objectNode();
+            compared.fields().forEachRemaining(field -> {
+                if (!field.getKey().equals("id") && !field.getKey().equals("method")) {
+                    rest.set(field.getKey(), field.getValue());
+                }
+            });
+            return method + " " + canonical(rest, false);
+        }
         if (method.equals("initialize")) {
             return method;
         }
-        JsonNode params = message.get("params");
+        JsonNode params = compared.get("params");
         JsonNode canonical = canonical(params == null || params.isNull() ? JsonNodeFactory.instance.objectNode() : params,
                 true);
         return method + " " + canonical;

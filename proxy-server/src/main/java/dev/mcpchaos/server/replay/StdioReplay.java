@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link ReplayIndex}), with the live request's id and progress token put in, and sends the
  * notifications the server sent on its own at their recorded place. A request with no recording
  * gets a JSON-RPC error {@code -32601} that names its method and the closest recorded request,
- * and is counted. Answers go out at once. Faults come from the proxy in front of it: behind
+ * and is counted. Answers go out at once, or at their recorded delays ({@link Timing}), scheduled
+ * so that the stdin reader never waits; at the end of the input the replay sends what is still
+ * due, then returns. Faults come from the proxy in front of it: behind
  * {@code McpChaosProxy.stdio(InProcessServer.launcher("replay", replay::serveUntilEnd))} it sits
  * behind the same interceptor chain as a real server.
  */
@@ -35,10 +37,14 @@ public final class StdioReplay {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ReplayIndex index;
-    private final OnExhausted onExhausted;
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong unmatched = new AtomicLong();
     private final Responder responder;
+    private final TimedSender sender = new TimedSender();
+    /** Replies scheduled and not yet sent, and the first failure of a scheduled write; guarded by itself. */
+    private final Object pending = new Object();
+    private int unsent;
+    private RuntimeException sendFailure;
 
     /** @param cassettes what to play, read in this order; repeats beyond the recordings get the last again */
     public StdioReplay(List<Cassette> cassettes) {
@@ -50,9 +56,20 @@ public final class StdioReplay {
      * @param onExhausted what a repeat beyond its recordings gets
      */
     public StdioReplay(List<Cassette> cassettes, OnExhausted onExhausted) {
-        this.index = new ReplayIndex(Objects.requireNonNull(cassettes, "cassettes"));
-        this.onExhausted = Objects.requireNonNull(onExhausted, "onExhausted");
-        this.responder = new Responder(index, onExhausted, served, unmatched);
+        this(cassettes, onExhausted, Timing.NONE, Matching.DEFAULT);
+    }
+
+    /**
+     * @param cassettes   what to play, read in this order
+     * @param onExhausted what a repeat beyond its recordings gets
+     * @param timing      when answers go out
+     * @param matching    how requests find their recordings
+     */
+    public StdioReplay(List<Cassette> cassettes, OnExhausted onExhausted, Timing timing, Matching matching) {
+        this.index = new ReplayIndex(Objects.requireNonNull(cassettes, "cassettes"),
+                Objects.requireNonNull(matching, "matching"));
+        this.responder = new Responder(index, Objects.requireNonNull(onExhausted, "onExhausted"),
+                Objects.requireNonNull(timing, "timing"), served, unmatched);
     }
 
     /** How many recorded requests the cassettes hold. */
@@ -93,6 +110,7 @@ public final class StdioReplay {
             if (line.isBlank()) {
                 continue;
             }
+            long arrival = System.nanoTime();
             JsonNode message;
             try {
                 message = JSON.readTree(line);
@@ -100,21 +118,56 @@ public final class StdioReplay {
                 write(out, Responder.error(null, -32700, "parse error: the line is not JSON (" + e.getOriginalMessage() + ")"));
                 continue;
             }
-            Responder.Reply reply = responder.respond(message, progress -> write(out, progress));
-            if (reply.response() != null) {
-                write(out, reply.response());
+            List<Responder.Out> reply = responder.respond(message);
+            if (reply.isEmpty()) {
+                continue;
             }
-            for (JsonNode own : reply.after()) {
-                write(out, own);
+            synchronized (pending) {
+                unsent++;
+            }
+            sender.send(reply, arrival, o -> write(out, o.message()), this::sent);
+            throwIfFailed();
+        }
+        // What is still scheduled goes out before the end: a server answers what it was asked.
+        synchronized (pending) {
+            while (unsent > 0) {
+                try {
+                    pending.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while the last answers were due");
+                }
+            }
+        }
+        throwIfFailed();
+    }
+
+    private void sent(RuntimeException failure) {
+        synchronized (pending) {
+            unsent--;
+            if (sendFailure == null) {
+                sendFailure = failure;
+            }
+            pending.notifyAll();
+        }
+    }
+
+    private void throwIfFailed() {
+        synchronized (pending) {
+            if (sendFailure != null) {
+                throw sendFailure;
             }
         }
     }
 
     private static void write(OutputStream out, JsonNode message) {
         try {
-            out.write(JSON.writeValueAsBytes(message));
-            out.write('\n');
-            out.flush();
+            byte[] bytes = JSON.writeValueAsBytes(message);
+            synchronized (out) { // the stdin reader and the timing thread both write, a line at a time
+                out.write(bytes);
+                out.write('\n');
+                out.flush();
+            }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

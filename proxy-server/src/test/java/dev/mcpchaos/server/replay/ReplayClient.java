@@ -53,7 +53,17 @@ final class ReplayClient implements AutoCloseable {
     private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
 
     ReplayClient(String cassette, OnExhausted onExhausted, RuleSet rules, long seed) throws IOException {
-        replay = new StdioReplay(List.of(Cassette.read(new StringReader(cassette), "test.ndjson")), onExhausted);
+        this(new StdioReplay(List.of(Cassette.read(new StringReader(cassette), "test.ndjson")), onExhausted), rules, seed);
+    }
+
+    /** A client of {@code cassette} replayed with this timing and matching, no rules. */
+    ReplayClient(String cassette, Timing timing, Matching matching) throws IOException {
+        this(new StdioReplay(List.of(Cassette.read(new StringReader(cassette), "test.ndjson")), OnExhausted.LAST,
+                timing, matching), null, 1);
+    }
+
+    ReplayClient(StdioReplay replay, RuleSet rules, long seed) throws IOException {
+        this.replay = replay;
         Pipe in = Pipe.open();
         Pipe out = Pipe.open();
         toProxy = Channels.newOutputStream(in.sink());
