@@ -28,6 +28,8 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The built-in demo MCP server over the Streamable HTTP transport (MCP revisions 2025-03-26,
@@ -54,7 +56,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li><b>Sessions</b>: a successful {@code initialize} (which must not be in a batch) always
  *       starts a new session, whose id comes in the {@code Mcp-Session-Id} response header. Every
  *       other request needs that header: {@code 400} without it, {@code 404} for an unknown or
- *       ended session.
+ *       ended session. Unless the handlers serve sessionless requests
+ *       ({@link McpSessionHandler.Factory#sessionless()}): then a request without the header whose
+ *       {@code MCP-Protocol-Version} is 2026-07-28 or later is answered by that handler.
  *   <li><b>{@code MCP-Protocol-Version}</b>: optional (the 2025-03-26 rule for its absence); an
  *       unsupported value is {@code 400}. Not checked on {@code initialize}, whose body negotiates.
  *   <li><b>GET</b> with {@code Accept: text/event-stream} opens the session's standalone SSE stream
@@ -107,6 +111,8 @@ public final class DemoHttpServer implements AutoCloseable {
 
     static final String SESSION_HEADER = "Mcp-Session-Id";
     static final String PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+    /** The first revision without sessions: its requests carry no {@code Mcp-Session-Id}. */
+    static final String FIRST_SESSIONLESS_REVISION = "2026-07-28";
     static final String LAST_EVENT_ID_HEADER = "Last-Event-ID";
 
     private static final String LOG_PREFIX = DemoHandler.LOG_PREFIX + "http: ";
@@ -121,6 +127,7 @@ public final class DemoHttpServer implements AutoCloseable {
     private final PrintStream log;
     private final McpSessionHandler.Factory handlers;
     private final Map<String, DemoHttpSession> sessions = new ConcurrentHashMap<>();
+
     private final Object sessionCreation = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object exchangeCount = new Object();
@@ -369,14 +376,51 @@ public final class DemoHttpServer implements AutoCloseable {
             initialize(exchange, message);
             return;
         }
+        String sessionHeader = exchange.getRequestHeaders().getFirst(SESSION_HEADER);
+        McpSessionHandler sessionless = handlers.sessionless();
+        if ((sessionHeader == null || sessionHeader.isBlank()) && sessionless != null
+                && isSessionlessRevision(exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER))) {
+            answer(exchange, accept, message, sessionless, this::unsolicitedWithoutSession, DemoSseStream::new);
+            return;
+        }
         DemoHttpSession session = requireSession(exchange);
         if (session == null || !checkProtocolVersion(exchange, session)) {
             return;
         }
         session.touch();
+        answer(exchange, accept, message, session.handler(), session.standalone()::append,
+                number -> session.newPostStream());
+    }
+
+    /**
+     * Whether {@code protocolVersion} (an {@code MCP-Protocol-Version} header, null when absent)
+     * names a sessionless revision: 2026-07-28 or later (revision names are dates, so they order
+     * as strings).
+     */
+    public static boolean isSessionlessRevision(String protocolVersion) {
+        if (protocolVersion == null) {
+            return false;
+        }
+        String version = protocolVersion.trim();
+        return version.matches("\\d{4}-\\d{2}-\\d{2}") && version.compareTo(FIRST_SESSIONLESS_REVISION) >= 0;
+    }
+
+    /**
+     * What a sessionless handler sends outside any request: the 2026-07-28 revision has no
+     * standalone stream a client could read it on, so it is logged and let go.
+     */
+    private void unsolicitedWithoutSession(JsonNode message) {
+        log.println(LOG_PREFIX + "sessionless: " + DemoHandler.abbreviate(message.path("method").asText("a message"))
+                + " belongs to no request and has no stream to go on; not sent");
+    }
+
+    /** Answers one POSTed message with {@code handler}: 202 for no reply, else JSON or an SSE stream. */
+    private void answer(HttpExchange exchange, Accept accept, JsonNode message, McpSessionHandler handler,
+                        Consumer<JsonNode> unsolicited, IntFunction<DemoSseStream> newStream)
+            throws IOException {
         if (!containsRequest(message)) {
             // Notifications and responses are answered at once; only requests can take time.
-            JsonNode reply = session.handler().handle(message, session.standalone()::append).join();
+            JsonNode reply = handler.handle(message, unsolicited).join();
             if (reply == null) {
                 sendEmpty(exchange, 202);
             } else {
@@ -385,11 +429,11 @@ public final class DemoHttpServer implements AutoCloseable {
             }
             return;
         }
-        if (accept.eventStream() && session.handler().answersAsStream(message)) {
-            respondWithStream(exchange, session, message);
+        if (accept.eventStream() && handler.answersAsStream(message)) {
+            respondWithStream(exchange, handler, newStream.apply(0), message);
         } else {
             // A JSON response has no room for progress; should any come, the GET stream gets it.
-            JsonNode reply = await(session.handler().handle(message, session.standalone()::append));
+            JsonNode reply = await(handler.handle(message, unsolicited));
             if (reply == null) {
                 sendEmpty(exchange, 202);
             } else {
@@ -424,13 +468,12 @@ public final class DemoHttpServer implements AutoCloseable {
         }
     }
 
-    private void respondWithStream(HttpExchange exchange, DemoHttpSession session, JsonNode message)
-            throws IOException {
-        DemoSseStream stream = session.newPostStream();
+    private void respondWithStream(HttpExchange exchange, McpSessionHandler handler, DemoSseStream stream,
+                                   JsonNode message) throws IOException {
         DemoSseStream.Connection connection = stream.attach(0);
         try {
             startEventStream(exchange);
-            session.handler().handle(message, stream::append).whenComplete((reply, failure) -> {
+            handler.handle(message, stream::append).whenComplete((reply, failure) -> {
                 if (reply != null) {
                     stream.append(reply);
                 }

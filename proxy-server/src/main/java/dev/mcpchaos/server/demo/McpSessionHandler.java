@@ -22,6 +22,16 @@ public interface McpSessionHandler {
          *                    thread-safe
          */
         McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited);
+
+        /**
+         * The one handler of every sessionless request (no {@code Mcp-Session-Id}, a protocol
+         * version of 2026-07-28 or later: {@link DemoHttpServer#isSessionlessRevision}); it must
+         * be safe across threads. Null (the default): such requests are refused as before, 400
+         * for the missing session header.
+         */
+        default McpSessionHandler sessionless() {
+            return null;
+        }
     }
 
     /**

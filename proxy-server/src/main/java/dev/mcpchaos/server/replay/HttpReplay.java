@@ -23,6 +23,9 @@ import java.util.function.Consumer;
  * from their start, matched as over stdio (see {@link StdioReplay}). An answer recorded as SSE
  * events is sent as SSE events, its progress notifications first, each an event of its own; one
  * recorded as JSON is sent as JSON. The server's own messages go on the session's GET stream.
+ * Requests of the sessionless 2026-07-28 revision (no {@code Mcp-Session-Id}, an
+ * {@code MCP-Protocol-Version} of 2026-07-28 or later; {@code server/discover} first, no
+ * {@code initialize}) are all answered from one shared replay of the cassettes.
  * With a {@link Timing} other than none, each goes out at its recorded delay after the request's
  * arrival, from a scheduler thread (the HTTP server's thread of a JSON answer waits for it, as
  * for a live server's; that of an SSE answer is free at once).
@@ -77,11 +80,30 @@ public final class HttpReplay {
      * @throws IOException when the address cannot be bound
      */
     public DemoHttpServer start(InetSocketAddress address) throws IOException {
-        return DemoHttpServer.start(address, DemoHttpServer.DEFAULT_KEEP_ALIVE, this::open);
+        // Sessionless requests (2026-07-28) share one responder, so repeats of a request are
+        // served in recorded order across them as within a session; it is synchronized.
+        McpSessionHandler sessionless = handler(newResponder(), message -> {
+            // What the recording holds after a sessionless request, outside any request, has no
+            // stream to go on in that revision: not sent.
+        });
+        return DemoHttpServer.start(address, DemoHttpServer.DEFAULT_KEEP_ALIVE, new McpSessionHandler.Factory() {
+            @Override
+            public McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited) {
+                return handler(newResponder(), unsolicited);
+            }
+
+            @Override
+            public McpSessionHandler sessionless() {
+                return sessionless;
+            }
+        });
     }
 
-    private McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited) {
-        Responder responder = new Responder(new ReplayIndex(cassettes, matching), onExhausted, timing, served, unmatched);
+    private Responder newResponder() {
+        return new Responder(new ReplayIndex(cassettes, matching), onExhausted, timing, served, unmatched);
+    }
+
+    private McpSessionHandler handler(Responder responder, Consumer<JsonNode> unsolicited) {
         return new McpSessionHandler() {
             @Override
             public CompletableFuture<JsonNode> handle(JsonNode message, Consumer<JsonNode> related) {

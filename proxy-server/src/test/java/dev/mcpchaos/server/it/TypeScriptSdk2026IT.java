@@ -8,6 +8,9 @@ import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder.RunningHttp;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -190,6 +193,42 @@ class TypeScriptSdk2026IT {
         assertThat(refused.path("message").asText()).contains("busy");
         assertThat(run.get(2).path("text").asText()).isEqualTo("served");
         assertThat(events).extracting(FaultEvent::fault).containsExactly("http_status");
+    }
+
+    @Test
+    void aSessionlessRecordingReplaysToTheSameClientAndAFaultActsOnTheReplay() throws Exception {
+        Path cassette = tempDir.resolve("ts-sdk-2026.ndjson");
+        List<String> steps = List.of("list", "echo:hi", "slow:3");
+        List<JsonNode> live;
+        try (RunningHttp recording = McpChaosProxy.http(serverUrl).record(cassette).start()) {
+            live = runClient(recording.mcpUrl(), Duration.ofSeconds(10), steps);
+        }
+        int serverRequests = requestLines().size();
+
+        HttpReplay replay = new HttpReplay(List.of(Cassette.read(cassette)), OnExhausted.LAST);
+        List<JsonNode> replayed;
+        List<JsonNode> slowed;
+        try (RunningHttp proxy = McpChaosProxy.replay(replay).start()) {
+            replayed = runClient(proxy.mcpUrl(), Duration.ofSeconds(10),
+                    List.of("list", "echo:hi", "slow:3", "echo:never recorded"));
+            proxy.chaos().add(dev.mcpchaos.rules.Rules.latency("slow-echo", Duration.ofMillis(500)).onTool("echo")
+                    .onResponses());
+            slowed = runClient(proxy.mcpUrl(), Duration.ofSeconds(10), List.of("echo:hi"));
+            assertThat(proxy.chaos().rule("slow-echo").injected()).isEqualTo(1);
+        }
+        assertThat(requestLines()).as("the replay needs no server").hasSize(serverRequests);
+        for (int step = 0; step <= 3; step++) {
+            JsonNode expected = ((com.fasterxml.jackson.databind.node.ObjectNode) live.get(step).deepCopy()).without("ms");
+            JsonNode actual = ((com.fasterxml.jackson.databind.node.ObjectNode) replayed.get(step).deepCopy()).without("ms");
+            assertThat(actual).as("step %s", step == 0 ? "connect" : steps.get(step - 1)).isEqualTo(expected);
+        }
+        assertThat(replayed.get(3).path("progress").toString()).as("progress replayed as SSE events").isEqualTo("[1,2,3]");
+        JsonNode unrecorded = replayed.get(4).path("error");
+        assertThat(unrecorded.path("code").asInt()).as("%s", replayed.get(4)).isEqualTo(-32601);
+        assertThat(unrecorded.path("message").asText()).contains("tools/call");
+        assertThat(replay.unmatched()).isEqualTo(1);
+        assertThat(slowed.get(1).path("text").asText()).isEqualTo("hi");
+        assertThat(slowed.get(1).path("ms").asLong()).as("the replayed answer was held").isGreaterThanOrEqualTo(490);
     }
 
     // ----------------------------------------------------------------------------------------------
