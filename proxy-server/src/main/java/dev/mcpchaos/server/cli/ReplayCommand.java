@@ -89,6 +89,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + "mcp-chaos replay FILE --verify -- COMMAND... (see docs/record-replay.md, Verify).")
     boolean verify;
 
+    @Option(names = "--verify-url", paramLabel = "URL",
+            description = "Check a live Streamable HTTP server against the cassette instead of playing it: "
+                    + "mcp-chaos replay FILE --verify-url http://127.0.0.1:3001/mcp (a session per recorded session; "
+                    + "sessionless 2026-07-28 requests with their recorded Mcp-* headers).")
+    String verifyUrl;
+
     @Option(names = "--ignore", paramLabel = "PATH",
             description = "With --verify: a path not compared (JSON pointer or dotted glob, as --redact-path); "
                     + "repeatable, added to the defaults.")
@@ -121,6 +127,19 @@ final class ReplayCommand implements Callable<Integer> {
         if (protocol == null) {
             protocol = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
             System.setOut(System.err); // stdout belongs to the protocol
+        }
+        if (verify && verifyUrl != null) {
+            throw new OptionValueException("--verify and --verify-url: one or the other (expected: --verify -- COMMAND "
+                    + "for a stdio server, --verify-url URL for an HTTP one)");
+        }
+        if (verifyUrl != null) {
+            java.net.URI url;
+            try {
+                url = HttpCommand.parseUpstream(verifyUrl);
+            } catch (OptionValueException e) {
+                throw new OptionValueException(e.getMessage().replaceFirst("^--upstream", "--verify-url"));
+            }
+            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport, url).run();
         }
         if (verify) {
             return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport).run();

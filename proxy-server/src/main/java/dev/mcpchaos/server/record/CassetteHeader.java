@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param transport          {@code stdio} or {@code http}
  * @param recordedAt         when recording started, ISO-8601 in UTC
  * @param recorder           what wrote it, such as {@code mcp-chaos 0.1.0}
- * @param protocolVersion    the MCP revision the server answered initialize with, or null
+ * @param protocolVersion    the MCP revision the server answered initialize with (sessionless: the one
+ *                           the first request named in its {@code _meta}), or null
  * @param serverInfo         the server's {@code serverInfo}, or null
  * @param serverCapabilities the server's {@code capabilities}, or null
  * @param clientInfo         the client's {@code clientInfo}, or null

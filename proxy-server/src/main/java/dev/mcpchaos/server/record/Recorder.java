@@ -182,8 +182,9 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
                     fields != null ? fields.id() : null, fields != null ? fields.eventType() : null,
                     toClient ? List.of() : List.copyOf(exchange.requestHeaders()), List.copyOf(responseHeaders));
         }
+        Envelope envelope = frame.envelope();
         queue.add(new Captured(ctx.session(), System.nanoTime(), direction, bytes,
-                answers != null ? answers.method() : null, http));
+                answers != null ? answers.method() : null, envelope != null ? envelope.method() : null, http));
     }
 
     /** It copies what it records and forwards every frame at once, unchanged. */
@@ -269,6 +270,12 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         }
         state.held.add(c);
         if (c.direction() == Direction.SERVER_TO_CLIENT && "initialize".equals(c.answersMethod())) {
+            release(state, c.session());
+        } else if (state.held.size() == 1 && c.direction() == Direction.CLIENT_TO_SERVER && c.method() != null
+                && !c.method().equals("initialize")) {
+            // A session that does not begin with initialize (a sessionless 2026-07-28 request, or a
+            // session begun before the recording) has its final name already and nothing to
+            // negotiate: its lines go now, in the order they came, not after the wait.
             release(state, c.session());
         }
     }
@@ -364,11 +371,35 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
                 }
             }
         }
+        if (request == null && result == null) {
+            // Sessionless (2026-07-28): no initialize; each request names the version and its
+            // client in its _meta, so the first one's says what was spoken.
+            for (Object held : state.held) {
+                JsonNode meta = held instanceof Captured c && c.direction() == Direction.CLIENT_TO_SERVER
+                        ? metaOf(parse(c.bytes())) : null;
+                if (meta != null && meta.path(META_PROTOCOL_VERSION).isTextual()) {
+                    return new CassetteHeader(Cassette.FORMAT_VERSION, transport == TransportKind.HTTP ? "http" : "stdio",
+                            recordedAt, "mcp-chaos " + version(), meta.get(META_PROTOCOL_VERSION).asText(), null, null,
+                            redactor.message(field(meta, META_CLIENT_INFO)),
+                            redactor.message(field(meta, META_CLIENT_CAPABILITIES)));
+                }
+            }
+        }
         return new CassetteHeader(Cassette.FORMAT_VERSION, transport == TransportKind.HTTP ? "http" : "stdio",
                 recordedAt, "mcp-chaos " + version(),
                 result != null && result.path("protocolVersion").isTextual() ? result.get("protocolVersion").asText() : null,
                 redactor.message(field(result, "serverInfo")), redactor.message(field(result, "capabilities")),
                 redactor.message(field(request, "clientInfo")), redactor.message(field(request, "capabilities")));
+    }
+
+    /** The 2026-07-28 request metadata keys (docs/specification/2026-07-28, basic/transports). */
+    private static final String META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+    private static final String META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+    private static final String META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+    private static JsonNode metaOf(JsonNode message) {
+        JsonNode meta = message != null ? message.path("params").get("_meta") : null;
+        return meta != null && meta.isObject() ? meta : null;
     }
 
     private static JsonNode field(JsonNode node, String name) {
@@ -484,7 +515,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
 
     /** A message copied on the loop. */
     private record Captured(Session session, long nanos, Direction direction, byte[] bytes, String answersMethod,
-                            HttpInfo http) {
+                            String method, HttpInfo http) {
     }
 
     /** Messages dropped before the next one of a session. */

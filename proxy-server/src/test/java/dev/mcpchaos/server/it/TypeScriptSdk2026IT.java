@@ -203,6 +203,22 @@ class TypeScriptSdk2026IT {
         try (RunningHttp recording = McpChaosProxy.http(serverUrl).record(cassette).start()) {
             live = runClient(recording.mcpUrl(), Duration.ofSeconds(10), steps);
         }
+        // Verify (--verify-url) the recording against the live server: sessionless, with its Mcp-* headers.
+        java.util.List<dev.mcpchaos.server.record.RedactPath> ignored = new ArrayList<>();
+        for (String path : dev.mcpchaos.server.replay.verify.VerifyCli.DEFAULT_IGNORED) {
+            ignored.add(dev.mcpchaos.server.record.RedactPath.parse(path));
+        }
+        dev.mcpchaos.server.replay.verify.VerifyResult verified = new dev.mcpchaos.server.replay.verify.HttpVerifier(
+                Cassette.read(cassette), serverUrl, new dev.mcpchaos.server.replay.verify.JsonDiff(ignored),
+                Duration.ofSeconds(10)).run();
+        assertThat(verified.items()).extracting(dev.mcpchaos.server.replay.verify.VerifyResult.Item::label)
+                .containsExactly("server/discover", "tools/list", "tools/call echo", "tools/call slow");
+        assertThat(verified.allSame()).as(verified.report()).isTrue();
+        Cassette recorded = Cassette.read(cassette);
+        assertThat(recorded.header().protocolVersion()).as("the header says what was spoken").isEqualTo("2026-07-28");
+        assertThat(recorded.entries()).as("sessionless exchanges in the order they came")
+                .filteredOn(e -> e.direction() == dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER)
+                .extracting(e -> e.method()).containsExactly("server/discover", "tools/list", "tools/call", "tools/call");
         int serverRequests = requestLines().size();
 
         HttpReplay replay = new HttpReplay(List.of(Cassette.read(cassette)), OnExhausted.LAST);

@@ -31,6 +31,7 @@ public final class VerifyCli {
     private final List<Path> arguments;
     private final List<String> ignore;
     private final Path report;
+    private final java.net.URI url;
 
     /**
      * @param arguments the cassette, then the live server's command line
@@ -38,14 +39,30 @@ public final class VerifyCli {
      * @param report    where to write the JSON report, or null
      */
     public VerifyCli(List<Path> arguments, List<String> ignore, Path report) {
+        this(arguments, ignore, report, null);
+    }
+
+    /**
+     * @param arguments the cassette, then (without {@code url}) the live server's command line
+     * @param ignore    more paths not compared
+     * @param report    where to write the JSON report, or null
+     * @param url       the live Streamable HTTP server's MCP endpoint, or null for a stdio command
+     */
+    public VerifyCli(List<Path> arguments, List<String> ignore, Path report, java.net.URI url) {
         this.arguments = List.copyOf(arguments);
         this.ignore = List.copyOf(ignore);
         this.report = report;
+        this.url = url;
     }
 
     /** Runs it; the exit code. */
     public int run() {
-        if (arguments.size() < 2) {
+        if (url != null && arguments.size() != 1) {
+            System.err.println("mcp-chaos: --verify-url: " + (arguments.isEmpty() ? "no cassette" : "one cassette, "
+                    + "and no server command, go with it") + " (expected: replay FILE --verify-url URL)");
+            return 2;
+        }
+        if (url == null && arguments.size() < 2) {
             System.err.println("mcp-chaos: --verify: no server command (expected: replay FILE --verify -- COMMAND...)");
             return 2;
         }
@@ -75,10 +92,14 @@ public final class VerifyCli {
         List<String> command = arguments.subList(1, arguments.size()).stream().map(Path::toString).toList();
         VerifyResult result;
         try {
-            result = new StdioVerifier(cassette, command, new JsonDiff(paths), Duration.ofSeconds(10)).run();
+            result = url != null
+                    ? new HttpVerifier(cassette, url, new JsonDiff(paths), Duration.ofSeconds(10)).run()
+                    : new StdioVerifier(cassette, command, new JsonDiff(paths), Duration.ofSeconds(10)).run();
         } catch (IOException e) {
-            System.err.println("mcp-chaos: --verify: cannot start " + String.join(" ", command) + ": "
-                    + e.getMessage());
+            System.err.println(url != null
+                    ? "mcp-chaos: --verify-url: " + url + " cannot be reached: " + e
+                            + " (expected: a running Streamable HTTP MCP server's endpoint)"
+                    : "mcp-chaos: --verify: cannot start " + String.join(" ", command) + ": " + e.getMessage());
             return 2;
         }
         // The report is this command's output: to the real stdout, whatever System.out was pointed at.
