@@ -95,6 +95,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + "sessionless 2026-07-28 requests with their recorded Mcp-* headers).")
     String verifyUrl;
 
+    @Option(names = "--update",
+            description = "With --verify or --verify-url: re-record the answers that differ from the live server's "
+                    + "into the cassette (redacted, recorded placeholders kept, written atomically); exit 0 unless a "
+                    + "request went unanswered.")
+    boolean update;
+
     @Option(names = "--ignore", paramLabel = "PATH",
             description = "With --verify: a path not compared (JSON pointer or dotted glob, as --redact-path); "
                     + "repeatable, added to the defaults.")
@@ -139,10 +145,15 @@ final class ReplayCommand implements Callable<Integer> {
             } catch (OptionValueException e) {
                 throw new OptionValueException(e.getMessage().replaceFirst("^--upstream", "--verify-url"));
             }
-            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport, url).run();
+            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport, url).update(update)
+                    .run();
         }
         if (verify) {
-            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport).run();
+            return new dev.mcpchaos.server.replay.verify.VerifyCli(files, verifyIgnore, verifyReport).update(update).run();
+        }
+        if (update) {
+            throw new OptionValueException("--update: only with --verify or --verify-url (expected: replay FILE "
+                    + "--verify --update -- COMMAND...)");
         }
         OnExhausted exhausted = parseOnExhausted(onExhausted);
         Timing pace = parseTiming(timing);

@@ -41,6 +41,7 @@ final class Redactor {
     /** Longest first, so that a value holding a shorter one is replaced whole. */
     private final List<String> values;
     private final Map<String, String> placeholders = new HashMap<>();
+    private final int placeholdersInUse;
 
     /**
      * @param headers more header names whose values are secrets (any case)
@@ -49,6 +50,15 @@ final class Redactor {
      *                wherever they appear in a string
      */
     Redactor(Set<String> headers, List<RedactPath> paths, List<String> values) {
+        this(headers, paths, values, 0);
+    }
+
+    /**
+     * As above, numbering new placeholders after {@code placeholdersInUse} (a cassette that has
+     * {@code <redacted:1>} to {@code <redacted:N>} already, being updated).
+     */
+    Redactor(Set<String> headers, List<RedactPath> paths, List<String> values, int placeholdersInUse) {
+        this.placeholdersInUse = placeholdersInUse;
         this.headers = headers.stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toSet());
         this.paths = List.copyOf(paths);
         this.values = values.stream().filter(v -> !v.isEmpty()).distinct()
@@ -57,7 +67,7 @@ final class Redactor {
 
     /** The placeholder of {@code secret}: the same one every time in this cassette. */
     String placeholder(String secret) {
-        return placeholders.computeIfAbsent(secret, s -> "<redacted:" + (placeholders.size() + 1) + ">");
+        return placeholders.computeIfAbsent(secret, s -> "<redacted:" + (placeholdersInUse + placeholders.size() + 1) + ">");
     }
 
     /** How many distinct secrets were replaced so far. */

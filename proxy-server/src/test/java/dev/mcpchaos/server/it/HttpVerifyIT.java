@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code mcp-chaos replay FILE --verify-url URL}: a cassette recorded from server-everything over
  * Streamable HTTP (through the proxy, with the MCP Java SDK client) verifies against the same kind
  * of server in a live session of its own (exit 0); the cassette with a result edited differs at
- * exactly that request (exit 1); an unreachable URL and a bad one are exit 2 with what was expected.
+ * exactly that request (exit 1), and {@code --update} re-records it (then it verifies); an unreachable URL and a bad one are exit 2 with what was expected.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class HttpVerifyIT {
@@ -65,9 +65,10 @@ class HttpVerifyIT {
 
     private record Run(int exit, String stdout, String stderr) { }
 
-    private static Run verify(Path file, String url) throws Exception {
+    private static Run verify(Path file, String url, String... extra) throws Exception {
         List<String> argv = new ArrayList<>(List.of(TestPeers.java().toString(), "-jar",
                 TestPeers.mcpChaosJar().toString(), "replay", file.toString(), "--verify-url", url));
+        argv.addAll(List.of(extra));
         Path out = Files.createTempFile(tempDir, "verify-", ".out");
         Path err = Files.createTempFile(tempDir, "verify-", ".err");
         Process p = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -101,6 +102,16 @@ class HttpVerifyIT {
         assertThat(differs.stdout.lines().filter(l -> l.startsWith("differs")).toList()).singleElement()
                 .satisfies(l -> assertThat(l).contains("tools/call echo").contains("~/result/content/0/text"));
         assertThat(differs.stdout.lines().filter(l -> l.startsWith("same")).count()).isEqualTo(requests - 1);
+
+        // --update re-records the differing answer from the live server; then the cassette verifies.
+        Run updated = verify(editedFile, everything.endpoint().toString(), "--update");
+        assertThat(updated.exit).as(updated.stderr).isEqualTo(0);
+        assertThat(updated.stderr).contains("--update: 1 answer(s) re-recorded into " + editedFile);
+        String rewritten = Files.readString(editedFile, StandardCharsets.UTF_8);
+        assertThat(rewritten).contains("Echo: verify me").doesNotContain("edited by hand");
+        assertThat(rewritten.lines().count()).as("no line added or lost").isEqualTo(text.lines().count());
+        Run again = verify(editedFile, everything.endpoint().toString());
+        assertThat(again.exit).as(again.stdout).isEqualTo(0);
     }
 
     @Test

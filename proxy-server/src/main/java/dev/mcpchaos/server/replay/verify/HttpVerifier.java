@@ -78,7 +78,7 @@ public final class HttpVerifier {
      */
     public VerifyResult run() throws IOException {
         List<CassetteEntry> entries = cassette.entries().stream().filter(e -> e.message() != null).toList();
-        Map<String, JsonNode> recordedAnswers = new HashMap<>();
+        Map<String, CassetteEntry> recordedAnswers = new HashMap<>();
         Map<String, List<JsonNode>> clientAnswersByMethod = new HashMap<>();
         Map<String, String> serverRequestMethods = new HashMap<>();
         for (CassetteEntry e : entries) {
@@ -88,7 +88,7 @@ public final class HttpVerifier {
                 if (id != null && m.has("method")) {
                     serverRequestMethods.put(id.toString(), m.get("method").asText());
                 } else if (id != null) {
-                    recordedAnswers.put(e.session() + " " + id, m);
+                    recordedAnswers.put(e.session() + " " + id, e);
                 }
             } else if (id != null && !m.has("method")) {
                 String method = serverRequestMethods.get(id.toString());
@@ -125,11 +125,12 @@ public final class HttpVerifier {
             if (live != null && "initialize".equals(m.get("method").asText())) {
                 session.protocolVersion = live.path("result").path("protocolVersion").asText(null);
             }
-            JsonNode expected = recordedAnswers.get(e.session() + " " + id);
+            CassetteEntry expected = recordedAnswers.get(e.session() + " " + id);
             String label = m.get("method").asText() + (m.path("params").has("name")
                     ? " " + m.path("params").path("name").asText() : "");
             items.add(new VerifyResult.Item(e.seq(), id.toString(), label, live == null ? null
-                    : expected == null ? List.of() : diff.diff(expected, live), live != null));
+                    : expected == null ? List.of() : diff.diff(expected.message(), live), live != null,
+                        expected == null ? -1 : expected.seq(), live));
         }
         for (LiveSession session : sessions.values()) {
             if (session.id != null) {

@@ -57,7 +57,7 @@ public final class StdioVerifier {
      */
     public VerifyResult run() throws IOException {
         List<CassetteEntry> entries = cassette.entries().stream().filter(e -> e.message() != null).toList();
-        Map<String, JsonNode> recordedAnswers = new HashMap<>();
+        Map<String, CassetteEntry> recordedAnswers = new HashMap<>();
         Map<String, List<JsonNode>> clientAnswersByMethod = new HashMap<>();
         Map<String, String> serverRequestMethods = new HashMap<>();
         for (CassetteEntry e : entries) {
@@ -67,7 +67,7 @@ public final class StdioVerifier {
                 if (id != null && m.has("method")) {
                     serverRequestMethods.put(id.toString(), m.get("method").asText());
                 } else if (id != null) {
-                    recordedAnswers.put(id.toString(), m);
+                    recordedAnswers.put(id.toString(), e);
                 }
             } else if (id != null && !m.has("method")) {
                 String method = serverRequestMethods.get(id.toString());
@@ -114,12 +114,13 @@ public final class StdioVerifier {
                 if (id == null) {
                     continue; // a notification: nothing to compare
                 }
-                JsonNode expected = recordedAnswers.get(id.toString());
+                CassetteEntry expected = recordedAnswers.get(id.toString());
                 JsonNode live = await(id, fromServer, out, clientAnswersByMethod);
                 String label = m.get("method").asText() + (m.path("params").has("name")
                         ? " " + m.path("params").path("name").asText() : "");
                 items.add(new VerifyResult.Item(e.seq(), id.toString(), label, live == null ? null
-                        : expected == null ? List.of() : diff.diff(expected, live), live != null));
+                        : expected == null ? List.of() : diff.diff(expected.message(), live), live != null,
+                        expected == null ? -1 : expected.seq(), live));
             }
         } finally {
             process.destroy();

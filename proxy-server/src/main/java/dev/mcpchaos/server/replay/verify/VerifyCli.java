@@ -32,6 +32,7 @@ public final class VerifyCli {
     private final List<String> ignore;
     private final Path report;
     private final java.net.URI url;
+    private boolean update;
 
     /**
      * @param arguments the cassette, then the live server's command line
@@ -53,6 +54,15 @@ public final class VerifyCli {
         this.ignore = List.copyOf(ignore);
         this.report = report;
         this.url = url;
+    }
+
+    /**
+     * Re-records the cassette's differing answers from the live server after the check (redacted,
+     * written atomically); the exit code is then 0 unless a request went unanswered.
+     */
+    public VerifyCli update(boolean update) {
+        this.update = update;
+        return this;
     }
 
     /** Runs it; the exit code. */
@@ -119,7 +129,34 @@ public final class VerifyCli {
             System.err.println("mcp-chaos: --verify: the server answered nothing");
             return 2;
         }
+        if (update) {
+            return update(cassette, result);
+        }
         return result.allSame() ? 0 : 1;
+    }
+
+    private int update(Cassette cassette, VerifyResult result) {
+        java.util.Map<Long, com.fasterxml.jackson.databind.JsonNode> live = new java.util.HashMap<>();
+        long unanswered = 0;
+        for (VerifyResult.Item item : result.items()) {
+            if (!item.answered()) {
+                unanswered++;
+            } else if ("differs".equals(item.verdict()) && item.answerSeq() >= 0) {
+                live.put(item.answerSeq(), item.live());
+            }
+        }
+        Path file = arguments.get(0);
+        if (!live.isEmpty()) {
+            try {
+                dev.mcpchaos.server.record.CassetteUpdate.write(cassette, live, file);
+            } catch (IllegalArgumentException | IOException e) {
+                System.err.println("mcp-chaos: --update: " + file + ": " + e.getMessage());
+                return 2;
+            }
+        }
+        System.err.println("mcp-chaos: --update: " + live.size() + " answer(s) re-recorded into " + file
+                + (unanswered > 0 ? "; " + unanswered + " unanswered request(s) kept as recorded" : ""));
+        return unanswered > 0 ? 1 : 0;
     }
 
     private static void writeReport(VerifyResult result, Path file) throws IOException {

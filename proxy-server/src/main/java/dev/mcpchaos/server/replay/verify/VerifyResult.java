@@ -21,8 +21,11 @@ public record VerifyResult(List<Item> items) {
      * @param label       its method (and tool or prompt name)
      * @param differences where the live answer differs; null when there was none
      * @param answered    whether the live server answered in time
+     * @param answerSeq   the cassette line of the recorded answer, or -1 when none was recorded
+     * @param live        the live answer, or null
      */
-    public record Item(long seq, String id, String label, List<JsonDiff.Difference> differences, boolean answered) {
+    public record Item(long seq, String id, String label, List<JsonDiff.Difference> differences, boolean answered,
+                       long answerSeq, com.fasterxml.jackson.databind.JsonNode live) {
         /** {@code same}, {@code differs} or {@code unanswered}. */
         public String verdict() {
             return !answered ? "unanswered" : differences.isEmpty() ? "same" : "differs";
