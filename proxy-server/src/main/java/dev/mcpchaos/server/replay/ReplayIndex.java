@@ -49,6 +49,12 @@ final class ReplayIndex {
     /** What the server sent after a client notification (such as notifications/initialized), by method. */
     private final Map<String, List<List<Timed>>> afterNotifications = new LinkedHashMap<>();
     private final Map<String, Integer> notificationsServed = new HashMap<>();
+    /**
+     * The recorded keys that hold a redaction placeholder, parsed: the live request carries the
+     * real secret where the cassette has {@code <redacted:N>}, so these match by structure, the
+     * placeholder standing for any text ({@link #resolve}).
+     */
+    private final Map<String, JsonNode> withPlaceholders = new LinkedHashMap<>();
 
     ReplayIndex(List<Cassette> cassettes) {
         this(cassettes, Matching.DEFAULT);
@@ -114,6 +120,12 @@ final class ReplayIndex {
             Answer answer = new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session(), t0), sse);
             String key = key(message);
             answers.computeIfAbsent(key, k -> new ArrayList<>()).add(answer);
+            if (key.contains("<redacted:") && !withPlaceholders.containsKey(key)) {
+                JsonNode parsed = keyJson(key);
+                if (parsed != null) {
+                    withPlaceholders.put(key, parsed);
+                }
+            }
             sequence.add(new Step(key, answer));
         }
     }
@@ -155,7 +167,7 @@ final class ReplayIndex {
      * ({@link #EXHAUSTED} for {@link OnExhausted#ERROR}); null when nothing like it was recorded.
      */
     Answer answer(JsonNode request, OnExhausted onExhausted) {
-        String key = key(request);
+        String key = resolve(key(request));
         List<Answer> recorded = answers.get(key);
         if (recorded == null) {
             return null;
@@ -172,7 +184,7 @@ final class ReplayIndex {
      * request (which then counts as served), else null (and the next one stays expected).
      */
     Answer next(JsonNode request) {
-        if (position >= sequence.size() || !sequence.get(position).key().equals(key(request))) {
+        if (position >= sequence.size() || !sequence.get(position).key().equals(resolve(key(request)))) {
             return null;
         }
         return sequence.get(position++).answer();
@@ -190,7 +202,7 @@ final class ReplayIndex {
 
     /** How many times a request of this key was recorded. */
     int recordings(JsonNode request) {
-        List<Answer> recorded = answers.get(key(request));
+        List<Answer> recorded = answers.get(resolve(key(request)));
         return recorded == null ? 0 : recorded.size();
     }
 
@@ -199,7 +211,7 @@ final class ReplayIndex {
 
     /** Whether the recorded answer to a request like this one came as SSE events (over HTTP). */
     boolean answeredAsStream(JsonNode request) {
-        String key = key(request);
+        String key = resolve(key(request));
         if (matching.mode() == MatchMode.SEQUENTIAL) {
             return position < sequence.size() && sequence.get(position).key().equals(key)
                     && sequence.get(position).answer().sse();
@@ -220,6 +232,96 @@ final class ReplayIndex {
         }
         int n = notificationsServed.merge(method, 1, Integer::sum) - 1;
         return recorded.get(Math.min(n, recorded.size() - 1));
+    }
+
+    /**
+     * The recorded key a live key stands for: itself when recorded, else a recorded key with
+     * placeholders that matches it (same method; every placeholder in a recorded string matches any
+     * text there, everything else equal), else itself.
+     */
+    String resolve(String liveKey) {
+        if (withPlaceholders.isEmpty() || answers.containsKey(liveKey)) {
+            return liveKey;
+        }
+        String method = methodOfKey(liveKey);
+        JsonNode live = null;
+        for (Map.Entry<String, JsonNode> recorded : withPlaceholders.entrySet()) {
+            if (!methodOfKey(recorded.getKey()).equals(method)) {
+                continue;
+            }
+            if (live == null && (live = keyJson(liveKey)) == null) {
+                return liveKey;
+            }
+            if (matchesWithPlaceholders(recorded.getValue(), live)) {
+                return recorded.getKey();
+            }
+        }
+        return liveKey;
+    }
+
+    private static String methodOfKey(String key) {
+        int space = key.indexOf(' ');
+        return space < 0 ? key : key.substring(0, space);
+    }
+
+    /** The JSON part of a key ({@code method canonical}), or null. */
+    private static JsonNode keyJson(String key) {
+        int space = key.indexOf(' ');
+        if (space < 0) {
+            return null;
+        }
+        try {
+            return KEY_READER.readTree(key.substring(space + 1));
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper KEY_READER =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("<redacted:\\d+>");
+
+    static boolean matchesWithPlaceholders(JsonNode recorded, JsonNode live) {
+        if (recorded.isTextual() && live.isTextual()) {
+            String text = recorded.asText();
+            if (!PLACEHOLDER.matcher(text).find()) {
+                return text.equals(live.asText());
+            }
+            StringBuilder regex = new StringBuilder();
+            java.util.regex.Matcher m = PLACEHOLDER.matcher(text);
+            int last = 0;
+            while (m.find()) {
+                regex.append(java.util.regex.Pattern.quote(text.substring(last, m.start()))).append("(?s).+");
+                last = m.end();
+            }
+            regex.append(java.util.regex.Pattern.quote(text.substring(last)));
+            return live.asText().matches(regex.toString());
+        }
+        if (recorded.isObject() && live.isObject()) {
+            if (recorded.size() != live.size()) {
+                return false;
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> it = recorded.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = it.next();
+                JsonNode other = live.get(field.getKey());
+                if (other == null || !matchesWithPlaceholders(field.getValue(), other)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (recorded.isArray() && live.isArray()) {
+            if (recorded.size() != live.size()) {
+                return false;
+            }
+            for (int i = 0; i < recorded.size(); i++) {
+                if (!matchesWithPlaceholders(recorded.get(i), live.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return recorded.equals(live);
     }
 
     /** The recorded request most like {@code request}: the same method if any, then the nearest params. */

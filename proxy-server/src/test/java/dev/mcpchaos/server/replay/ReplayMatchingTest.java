@@ -67,6 +67,36 @@ class ReplayMatchingTest {
         }
     }
 
+    /** A call whose token the recorder redacted: the live client sends the real one. */
+    private static final String REDACTED = String.join("\n", HEADER,
+            line(0, "c2s", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\","
+                    + "\"arguments\":{\"auth\":\"Bearer <redacted:1>\",\"url\":\"https://example.test/a\"}}}"),
+            line(1, "s2c", answer(1, "page a"))) + "\n";
+
+    private static String fetch(int id, String auth, String url) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\","
+                + "\"arguments\":{\"auth\":\"" + auth + "\",\"url\":\"" + url + "\"}}}";
+    }
+
+    @Test
+    void aLiveRequestCarryingTheSecretARecordingRedactedMatchesItAndOneThatDiffersElsewhereDoesNot() throws Exception {
+        try (ReplayClient client = new ReplayClient(REDACTED, OnExhausted.LAST, null, 1)) {
+            client.send(fetch(7, "Bearer ghp_realTokenValue0123456789", "https://example.test/a"));
+            JsonNode answer = client.next(1).get(0).json();
+            assertThat(answer.get("id").asInt()).isEqualTo(7);
+            assertThat(answer.at("/result/content/0/text").asText()).isEqualTo("page a");
+
+            // The placeholder stands for the secret only: another url, or no "Bearer " before it, is unmatched.
+            client.send(fetch(8, "Bearer ghp_realTokenValue0123456789", "https://example.test/b"));
+            client.send(fetch(9, "ghp_realTokenValue0123456789", "https://example.test/a"));
+            for (ReplayClient.Line line : client.next(2)) {
+                assertThat(line.json().at("/error/code").asInt()).as(line.text()).isEqualTo(-32601);
+            }
+            assertThat(client.replay.served()).isEqualTo(1);
+            assertThat(client.replay.unmatched()).isEqualTo(2);
+        }
+    }
+
     /** Three recordings of one request, each with a different answer. */
     private static final String REPEATS = String.join("\n", HEADER,
             line(0, "c2s", call(1, 0)), line(1, "s2c", answer(1, "first")),
