@@ -24,8 +24,16 @@ public final class CassetteCheck {
         for (CassetteEntry e : cassette.entries()) {
             String text = e.message() != null ? e.message().toString() : e.raw();
             long nanos = Math.round(e.timeMillis() * 1_000_000d);
+            java.util.Map<String, String> mcpHeaders = null;
+            if (!stdio && e.direction() == dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER && e.http() != null
+                    && e.http().requestHeaders() != null) {
+                mcpHeaders = Referee.Message.mcpHeaders(e.http().requestHeaders());
+                if (mcpHeaders == null) {
+                    mcpHeaders = java.util.Map.of();
+                }
+            }
             referee.observe(new Referee.Message(name + "\u0000" + e.session(), e.session(), e.direction(), e.seq(),
-                    nanos, text, stdio, false));
+                    nanos, text, stdio, false, mcpHeaders));
         }
         if (cassette.droppedMessages() > 0) {
             referee.dropped(cassette.droppedMessages());

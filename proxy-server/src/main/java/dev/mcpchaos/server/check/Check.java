@@ -38,7 +38,15 @@ public enum Check {
     TOOL_NAME_FORMAT("tools.name-format", Severity.WARNING,
             "a tool name is not 1 to 128 of A-Z a-z 0-9 _ - ."),
     UNKNOWN_TOOL_RESULT("tools.unknown-tool-result", Severity.ERROR,
-            "a tools/call of a tool the server does not list was answered with a result, not a protocol error");
+            "a tools/call of a tool the server does not list was answered with a result, not a protocol error"),
+    PROTOCOL_VERSION_HEADER("http.protocol-version-header", Severity.ERROR,
+            "a 2026-07-28 request's MCP-Protocol-Version header is missing or differs from its "
+                    + "_meta io.modelcontextprotocol/protocolVersion"),
+    MCP_METHOD_HEADER("http.mcp-method-header", Severity.ERROR,
+            "a 2026-07-28 request's Mcp-Method header is missing or differs from its method"),
+    MCP_NAME_HEADER("http.mcp-name-header", Severity.ERROR,
+            "a 2026-07-28 tools/call, prompts/get or resources/read's Mcp-Name header is missing or differs from "
+                    + "its params.name (params.uri), Base64 sentinel decoded");
 
     /** Where the checks are explained; each check's section is this plus {@code #} and its id's anchor. */
     public static final String DOCS = "docs/checks.md";

@@ -87,14 +87,37 @@ public final class Referee {
      * @param text         the message or line as it came, without its line end
      * @param stdioLine    whether it was a line of a stdio stream (framing checks apply)
      * @param unterminated whether it was a stdio line the stream ended before its newline
+     * @param mcpHeaders   on HTTP, the {@code MCP-*} / {@code Mcp-*} headers of the POST a client
+     *                     message came in (names in lower case); null where there are none to check
      */
     public record Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
-                          String text, boolean stdioLine, boolean unterminated) {
+                          String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders) {
         public Message {
             Objects.requireNonNull(sessionKey, "sessionKey");
             Objects.requireNonNull(session, "session");
             Objects.requireNonNull(direction, "direction");
             Objects.requireNonNull(text, "text");
+        }
+
+        /** A message without HTTP headers to check (stdio, or a server's message). */
+        public Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
+                       String text, boolean stdioLine, boolean unterminated) {
+            this(sessionKey, session, direction, index, timeNanos, text, stdioLine, unterminated, null);
+        }
+
+        /** The {@code MCP-*} headers of {@code headers} (name, value pairs), names in lower case; null when none. */
+        public static Map<String, String> mcpHeaders(List<Map.Entry<String, String>> headers) {
+            Map<String, String> mcp = null;
+            for (Map.Entry<String, String> header : headers) {
+                String name = header.getKey().toLowerCase(java.util.Locale.ROOT);
+                if (name.startsWith("mcp-")) {
+                    if (mcp == null) {
+                        mcp = new java.util.TreeMap<>();
+                    }
+                    mcp.putIfAbsent(name, header.getValue());
+                }
+            }
+            return mcp;
         }
     }
 
@@ -106,7 +129,7 @@ public final class Referee {
         }
         if (m.index() < 0) {
             m = new Message(m.sessionKey(), m.session(), m.direction(), messages, m.timeNanos(), m.text(), m.stdioLine(),
-                    m.unterminated());
+                    m.unterminated(), m.mcpHeaders());
         }
         messages++;
         SessionState s = session(m);
@@ -233,6 +256,68 @@ public final class Referee {
 
     private static String text(JsonNode node) {
         return node != null && node.isTextual() ? node.asText() : null;
+    }
+
+    /** The first revision without initialize: each request names its version in {@code _meta}. */
+    private static final String FIRST_SESSIONLESS_REVISION = "2026-07-28";
+    private static final String META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+
+    /** The version a request of the sessionless revisions names in its {@code _meta}, or null. */
+    private static String sessionlessVersion(JsonNode params) {
+        JsonNode meta = params != null && params.isObject() ? params.get("_meta") : null;
+        String version = meta != null && meta.isObject() ? text(meta.get(META_PROTOCOL_VERSION)) : null;
+        return version != null && version.matches("\\d{4}-\\d{2}-\\d{2}")
+                && version.compareTo(FIRST_SESSIONLESS_REVISION) >= 0 ? version : null;
+    }
+
+    /**
+     * The 2026-07-28 request metadata (streamable-http.mdx, "Request Metadata"): on HTTP every
+     * request mirrors its version, method and (for tools/call, prompts/get, resources/read) name
+     * into headers, which must match the body; intermediaries route on them.
+     */
+    private void checkRequestMetadata(Message m, Object id, String method, JsonNode params, String version) {
+        Map<String, String> h = m.mcpHeaders();
+        if (h == null) {
+            return; // stdio, or headers nobody recorded: nothing to compare
+        }
+        String versionHeader = h.get("mcp-protocol-version");
+        if (!version.equals(versionHeader)) {
+            violate(Check.PROTOCOL_VERSION_HEADER, versionHeader == null ? "no MCP-Protocol-Version header; _meta says "
+                    + version : "MCP-Protocol-Version '" + versionHeader + "' but _meta says '" + version + "'",
+                    m, id, method);
+        }
+        String methodHeader = h.get("mcp-method");
+        if (!method.equals(methodHeader)) {
+            violate(Check.MCP_METHOD_HEADER, methodHeader == null ? "no Mcp-Method header for " + method
+                    : "Mcp-Method '" + methodHeader + "' but the body's method is '" + method + "'", m, id, method);
+        }
+        String field = switch (method) {
+            case "tools/call", "prompts/get" -> "name";
+            case "resources/read" -> "uri";
+            default -> null;
+        };
+        if (field != null) {
+            String body = params != null ? text(params.get(field)) : null;
+            String nameHeader = h.get("mcp-name");
+            String decoded = decodeSentinel(nameHeader);
+            if (body != null && !body.equals(decoded)) {
+                violate(Check.MCP_NAME_HEADER, nameHeader == null ? "no Mcp-Name header; params." + field + " '" + body
+                        + "'" : "Mcp-Name '" + nameHeader + "' but params." + field + " '" + body + "'", m, id, method);
+            }
+        }
+    }
+
+    /** A header value in the {@code =?base64?...?=} sentinel form decoded; others as they are; null stays null. */
+    static String decodeSentinel(String value) {
+        if (value == null || !value.startsWith("=?base64?") || !value.endsWith("?=") || value.length() < 11) {
+            return value;
+        }
+        try {
+            return new String(java.util.Base64.getDecoder().decode(value.substring(9, value.length() - 2)),
+                    java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException notBase64) {
+            return value; // compared as it is, so it differs and is reported
+        }
     }
 
     /** One JSON-RPC object (a batch's element, or the whole message). */
@@ -424,7 +509,12 @@ public final class Referee {
                 violate(Check.DUPLICATE_REQUEST_ID, "id " + id + " is still in flight (the " + pending.get(d).get(id)
                         .method + " of #" + pending.get(d).get(id).index + ")", m, id, method);
             }
-            if (fromClient && !initializeAnswered && !method.equals("initialize") && !method.equals("ping")) {
+            String modern = fromClient ? sessionlessVersion(params) : null;
+            if (modern != null) {
+                checkRequestMetadata(m, id, method, params, modern);
+            }
+            if (fromClient && modern == null && !initializeAnswered && !method.equals("initialize")
+                    && !method.equals("ping")) {
                 violate(Check.BEFORE_INITIALIZE, "the client sent " + method + " before the server answered initialize",
                         m, id, method);
             } else if (!fromClient && !initializedNotified && !method.equals("ping")) {

@@ -273,4 +273,74 @@ class RefereeTest {
         assertThat(report.untracked()).isEqualTo(5);
         assertThat(report.count(Check.UNANSWERED_REQUEST)).isEqualTo(Referee.MAX_IN_FLIGHT);
     }
+
+    // ---- the 2026-07-28 request metadata (sessionless HTTP: each request its own session) ----
+
+    private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"},"
+            + "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+
+    /** One sessionless request with these headers (name, value, ...), and its answer. */
+    private static Referee.Report modern(String request, String... headers) {
+        java.util.Map<String, String> mcp = new java.util.TreeMap<>();
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            mcp.put(headers[i].toLowerCase(java.util.Locale.ROOT), headers[i + 1]);
+        }
+        Referee referee = new Referee();
+        referee.observe(new Referee.Message("http-1", "http-1", Direction.CLIENT_TO_SERVER, 0, 0, request, false, false,
+                mcp));
+        referee.observe(new Referee.Message("http-1", "http-1", Direction.SERVER_TO_CLIENT, 1, 1000,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}", false, false));
+        referee.finish();
+        return referee.report();
+    }
+
+    private static final String MODERN_CALL = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+            + "\"params\":{\"name\":\"get_weather\",\"arguments\":{}," + META + "}}";
+
+    @Test
+    void aSessionlessRequestWithItsHeadersRightBreaksNothingNotEvenTheMissingInitialize() {
+        assertThat(modern(MODERN_CALL, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call",
+                "Mcp-Name", "get_weather").firedIds()).isEmpty();
+        // A Base64 sentinel name is decoded before it is compared.
+        assertThat(modern(MODERN_CALL, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call",
+                "Mcp-Name", "=?base64?" + java.util.Base64.getEncoder().encodeToString("get_weather".getBytes(
+                        java.nio.charset.StandardCharsets.UTF_8)) + "?=").firedIds()).isEmpty();
+        String read = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":{\"uri\":"
+                + "\"file:///a.txt\"," + META + "}}";
+        assertThat(modern(read, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "resources/read",
+                "Mcp-Name", "file:///a.txt").firedIds()).isEmpty();
+    }
+
+    @Test
+    void eachMissingOrLyingHeaderFiresItsOwnCheck() {
+        Referee.Report none = modern(MODERN_CALL);
+        assertThat(none.firedIds()).containsExactly("http.mcp-method-header", "http.mcp-name-header",
+                "http.protocol-version-header");
+        assertThat(none.violations().get(Check.MCP_NAME_HEADER).get(0).detail())
+                .isEqualTo("no Mcp-Name header; params.name 'get_weather'");
+
+        Referee.Report wrongVersion = modern(MODERN_CALL, "MCP-Protocol-Version", "2025-11-25", "Mcp-Method",
+                "tools/call", "Mcp-Name", "get_weather");
+        assertThat(wrongVersion.firedIds()).containsExactly("http.protocol-version-header");
+        assertThat(wrongVersion.violations().get(Check.PROTOCOL_VERSION_HEADER).get(0).detail())
+                .isEqualTo("MCP-Protocol-Version '2025-11-25' but _meta says '2026-07-28'");
+
+        assertThat(modern(MODERN_CALL, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list",
+                "Mcp-Name", "get_weather").firedIds()).containsExactly("http.mcp-method-header");
+        assertThat(modern(MODERN_CALL, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call",
+                "Mcp-Name", "=?base64?bm90IGl0?=").firedIds()).containsExactly("http.mcp-name-header");
+    }
+
+    @Test
+    void theHeaderChecksStayOutOfStdioAndOfTheSessionRevisions() {
+        Referee referee = new Referee();
+        referee.observe(new Referee.Message("s", "stdio", Direction.CLIENT_TO_SERVER, 0, 0, MODERN_CALL, true, false));
+        referee.observe(new Referee.Message("s", "stdio", Direction.SERVER_TO_CLIENT, 1, 1,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}", true, false));
+        referee.finish();
+        assertThat(referee.report().firedIds()).as("stdio has no headers").isEmpty();
+        // A 2025 request over HTTP without any Mcp-* header: no header check (only the lifecycle one).
+        assertThat(modern(CALL.replace("\"id\":3", "\"id\":5")).firedIds()).containsExactly("lifecycle.before-initialize");
+    }
 }

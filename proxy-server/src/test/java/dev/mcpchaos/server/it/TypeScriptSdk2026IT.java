@@ -247,6 +247,37 @@ class TypeScriptSdk2026IT {
         assertThat(slowed.get(1).path("ms").asLong()).as("the replayed answer was held").isGreaterThanOrEqualTo(490);
     }
 
+    @Test
+    void theRefereeFindsNothingWrongWithTheSdksOwnSessionlessTrafficAndFlagsAHeaderThatLies() throws Exception {
+        dev.mcpchaos.server.check.Referee referee = new dev.mcpchaos.server.check.Referee();
+        try (RunningHttp proxy = McpChaosProxy.http(serverUrl).check(referee).start()) {
+            List<JsonNode> run = runClient(proxy.mcpUrl(), Duration.ofSeconds(10), List.of("list", "echo:hi", "slow:2"));
+            assertThat(run.get(2).path("text").asText()).isEqualTo("hi");
+
+            // The twin: a request whose Mcp-Name says another tool than its body (a gateway routing
+            // on the header would send it elsewhere than the server runs it).
+            java.net.http.HttpResponse<String> lying = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(proxy.mcpUrl())
+                            .header("Content-Type", "application/json")
+                            .header("Accept", "application/json, text/event-stream")
+                            .header("MCP-Protocol-Version", "2026-07-28")
+                            .header("Mcp-Method", "tools/call")
+                            .header("Mcp-Name", "slow")
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":9,"
+                                    + "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
+                                    + "{\"text\":\"x\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                                    + "\"2026-07-28\",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"raw\","
+                                    + "\"version\":\"1\"},\"io.modelcontextprotocol/clientCapabilities\":{}}}}"))
+                            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(lying.statusCode()).as(lying.body()).isEqualTo(400); // the SDK server refuses it too
+        }
+        dev.mcpchaos.server.check.Referee.Report report = referee.report();
+        assertThat(report.messages()).isGreaterThanOrEqualTo(9);
+        assertThat(report.firedIds()).as("%s", report.all()).containsExactly("http.mcp-name-header");
+        assertThat(report.count(dev.mcpchaos.server.check.Check.MCP_NAME_HEADER)).isEqualTo(1);
+        assertThat(report.all().get(0).detail()).contains("Mcp-Name 'slow'").contains("params.name 'echo'");
+    }
+
     // ----------------------------------------------------------------------------------------------
 
     private static RunningHttp proxy(String rules, List<FaultEvent> events) {
