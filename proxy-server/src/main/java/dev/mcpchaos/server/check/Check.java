@@ -39,6 +39,10 @@ public enum Check {
             "a tool name is not 1 to 128 of A-Z a-z 0-9 _ - ."),
     UNKNOWN_TOOL_RESULT("tools.unknown-tool-result", Severity.ERROR,
             "a tools/call of a tool the server does not list was answered with a result, not a protocol error"),
+    CALL_ARGUMENTS("tools.call-arguments", Severity.ERROR,
+            "a tools/call's arguments are not valid against the inputSchema the server listed for the tool"),
+    STRUCTURED_CONTENT("tools.structured-content", Severity.ERROR,
+            "a tools/call result of a tool with an outputSchema lacks structuredContent, or it does not validate"),
     PROTOCOL_VERSION_HEADER("http.protocol-version-header", Severity.ERROR,
             "a 2026-07-28 request's MCP-Protocol-Version header is missing or differs from its "
                     + "_meta io.modelcontextprotocol/protocolVersion"),

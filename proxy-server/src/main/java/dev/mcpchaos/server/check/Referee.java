@@ -447,6 +447,9 @@ public final class Referee {
         /** The tools of the last complete tools/list, or null when unknown (or stale after list_changed). */
         Set<String> tools;
         Set<String> toolsInProgress;
+        /** The schemas of the tools of the last complete tools/list (compiled when first used), by name. */
+        Map<String, ToolSchemas> toolSchemas;
+        Map<String, ToolSchemas> toolSchemasInProgress;
 
         SessionState() {
             for (Direction d : Direction.values()) {
@@ -539,6 +542,9 @@ public final class Referee {
                 }
             }
             String tool = method.equals("tools/call") && params != null ? text(params.get("name")) : null;
+            if (fromClient && tool != null) {
+                checkArguments(m, id, tool, params.get("arguments"));
+            }
             boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
             pending.get(d).put(id, new Pending(id, method, tool, firstPage, m));
         }
@@ -566,6 +572,7 @@ public final class Referee {
             }
             if (!fromClient && method.equals("notifications/tools/list_changed")) {
                 tools = null; // the next tools/list says what there is
+                toolSchemas = null;
             }
         }
 
@@ -597,9 +604,45 @@ public final class Referee {
                                 + "list, was answered with a result (expected: a JSON-RPC error, such as -32602)", m,
                                 id, p.method);
                     }
+                    checkStructuredContent(m, id, p, result);
                 }
                 default -> {
                 }
+            }
+        }
+
+        /** A client's tools/call against the inputSchema its session's last tools/list gave the tool. */
+        private void checkArguments(Message m, Object id, String tool, JsonNode arguments) {
+            ToolSchemas known = toolSchemas != null ? toolSchemas.get(tool) : null;
+            com.networknt.schema.Schema input = known != null ? known.input(schemas) : null;
+            if (input == null) {
+                return; // no tools/list yet, an unknown tool or a broken schema: no verdict
+            }
+            JsonNode given = arguments != null ? arguments : JSON.createObjectNode(); // absent: no arguments
+            List<String> problems = SchemaChecker.violations(input, given);
+            if (!problems.isEmpty()) {
+                violate(Check.CALL_ARGUMENTS, "tool '" + tool + "': arguments " + String.join("; ", problems), m, id,
+                        "tools/call");
+            }
+        }
+
+        /** A tool with an outputSchema: a successful result carries structuredContent valid against it. */
+        private void checkStructuredContent(Message m, Object id, Pending p, JsonNode result) {
+            ToolSchemas known = toolSchemas != null && p.tool != null ? toolSchemas.get(p.tool) : null;
+            if (known == null || known.outputNode() == null || result.path("isError").asBoolean(false)) {
+                return;
+            }
+            JsonNode structured = result.get("structuredContent");
+            if (structured == null || structured.isNull()) {
+                violate(Check.STRUCTURED_CONTENT, "tool '" + p.tool + "' declares an outputSchema, but its result has "
+                        + "no structuredContent", m, id, p.method);
+                return;
+            }
+            com.networknt.schema.Schema output = known.output(schemas);
+            List<String> problems = output != null ? SchemaChecker.violations(output, structured) : List.of();
+            if (!problems.isEmpty()) {
+                violate(Check.STRUCTURED_CONTENT, "tool '" + p.tool + "': structuredContent " + String.join("; ",
+                        problems), m, id, p.method);
             }
         }
 
@@ -619,6 +662,7 @@ public final class Referee {
         private void toolsListed(Message m, Object id, Pending p, JsonNode result) {
             if (p.firstPage || toolsInProgress == null) {
                 toolsInProgress = new HashSet<>();
+                toolSchemasInProgress = new java.util.HashMap<>();
             }
             JsonNode list = result.get("tools");
             if (list != null && list.isArray()) {
@@ -635,6 +679,12 @@ public final class Referee {
                         }
                     }
                     List<String> input = schemas.problems(tool.get("inputSchema"));
+                    JsonNode outputSchema = tool.get("outputSchema");
+                    if (name != null) {
+                        // A broken schema gives no verdict on calls or results: tools.*-schema says what is wrong.
+                        toolSchemasInProgress.put(name, new ToolSchemas(input.isEmpty() ? tool.get("inputSchema") : null,
+                                outputSchema != null && schemas.problems(outputSchema).isEmpty() ? outputSchema : null));
+                    }
                     if (!input.isEmpty()) {
                         violate(Check.INPUT_SCHEMA, label + ": inputSchema " + String.join("; ", input), m, id,
                                 p.method);
@@ -655,6 +705,8 @@ public final class Referee {
             if (next == null || next.isNull()) {
                 tools = toolsInProgress;
                 toolsInProgress = null;
+                toolSchemas = toolSchemasInProgress;
+                toolSchemasInProgress = null;
             }
         }
     }
@@ -711,6 +763,41 @@ public final class Referee {
             node = node != null && node.isObject() ? node.get(part) : null;
         }
         return node != null && !node.isNull() && !(node.isBoolean() && !node.asBoolean());
+    }
+
+    /** A listed tool's schemas, each compiled once, when a call or result first needs it. */
+    private static final class ToolSchemas {
+        private final JsonNode inputNode;
+        private final JsonNode outputNode;
+        private com.networknt.schema.Schema input;
+        private com.networknt.schema.Schema output;
+        private boolean inputCompiled;
+        private boolean outputCompiled;
+
+        ToolSchemas(JsonNode inputNode, JsonNode outputNode) {
+            this.inputNode = inputNode;
+            this.outputNode = outputNode;
+        }
+
+        JsonNode outputNode() {
+            return outputNode;
+        }
+
+        com.networknt.schema.Schema input(SchemaChecker checker) {
+            if (!inputCompiled) {
+                inputCompiled = true;
+                input = checker.compile(inputNode);
+            }
+            return input;
+        }
+
+        com.networknt.schema.Schema output(SchemaChecker checker) {
+            if (!outputCompiled) {
+                outputCompiled = true;
+                output = checker.compile(outputNode);
+            }
+            return output;
+        }
     }
 
     /**

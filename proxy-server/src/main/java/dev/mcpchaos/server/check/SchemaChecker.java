@@ -51,6 +51,32 @@ final class SchemaChecker {
         return errors.stream().limit(3).map(e -> e.toString() + " (against the " + dialect + " meta-schema)").toList();
     }
 
+    /**
+     * {@code schema} compiled to validate instances against (its dialect as above), or null when
+     * it cannot be (the schema checks report why). References are resolved only within it and the
+     * meta-schemas the library ships: nothing is fetched for a schema that traffic brought.
+     */
+    Schema compile(JsonNode schema) {
+        if (schema == null || !schema.isObject()) {
+            return null;
+        }
+        try {
+            return SchemaRegistry.withDefaultDialect(DIALECTS.get(dialect(schema))).getSchema(schema.toString(),
+                    InputFormat.JSON);
+        } catch (RuntimeException invalid) {
+            return null;
+        }
+    }
+
+    /** Where {@code instance} breaks {@code schema}: at most three reasons, each with its place; empty when valid. */
+    static List<String> violations(Schema schema, JsonNode instance) {
+        try {
+            return schema.validate(instance.toString(), InputFormat.JSON).stream().limit(3).map(Error::toString).toList();
+        } catch (RuntimeException failed) {
+            return List.of(); // a schema the library cannot run: no verdict rather than a wrong one
+        }
+    }
+
     private static String dialect(JsonNode schema) {
         JsonNode declared = schema.get("$schema");
         if (declared != null && declared.isTextual()) {

@@ -220,7 +220,9 @@ class RefereeTest {
         String draft7 = "{\"name\":\"echo\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
                 + "\"type\":\"object\",\"properties\":{\"m\":{\"type\":\"string\"}},\"additionalProperties\":false},"
                 + "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0}}}}";
-        assertThat(run(good("< " + LIST_OK, listWith(draft7))).firedIds()).isEmpty();
+        // With an outputSchema the call's result carries structuredContent (tools.structured-content).
+        assertThat(run(good("< " + LIST_OK, listWith(draft7), "< " + CALL_OK,
+                "< " + callResult(",\"structuredContent\":{\"n\":0}"))).firedIds()).isEmpty();
     }
 
     @Test
@@ -342,5 +344,45 @@ class RefereeTest {
         assertThat(referee.report().firedIds()).as("stdio has no headers").isEmpty();
         // A 2025 request over HTTP without any Mcp-* header: no header check (only the lifecycle one).
         assertThat(modern(CALL.replace("\"id\":3", "\"id\":5")).firedIds()).containsExactly("lifecycle.before-initialize");
+    }
+
+    // ---- tools/call arguments and structured results against the listed schemas ----
+
+    @Test
+    void callArgumentsAreValidatedAgainstTheListedInputSchemaAndValidOnesPass() {
+        assertThat(run(good()).firedIds()).as("m is a string, as listed").isEmpty();
+        Referee.Report wrong = run(good("> " + CALL, "> " + CALL.replace("{\"m\":\"hi\"}", "{\"m\":5}")));
+        assertThat(wrong.firedIds()).containsExactly("tools.call-arguments");
+        assertThat(wrong.violations().get(Check.CALL_ARGUMENTS).get(0).detail()).startsWith("tool 'echo': arguments ")
+                .contains("/m").contains("string");
+        // Before any tools/list, no verdict: the schema is not known.
+        assertThat(run(good("> " + LIST, null, "< " + LIST_OK, null, "> " + CALL,
+                "> " + CALL.replace("{\"m\":\"hi\"}", "{\"m\":5}"))).firedIds()).isEmpty();
+    }
+
+    private static final String LIST_WITH_OUTPUT = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":"
+            + "\"echo\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":"
+            + "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}}]}}";
+
+    private static String callResult(String members) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"1\"}]"
+                + members + "}}";
+    }
+
+    @Test
+    void aToolWithAnOutputSchemaMustAnswerWithValidStructuredContent() {
+        assertThat(run(good("< " + LIST_OK, "< " + LIST_WITH_OUTPUT, "< " + CALL_OK,
+                "< " + callResult(",\"structuredContent\":{\"n\":1}"))).firedIds()).as("valid").isEmpty();
+        assertThat(run(good("< " + LIST_OK, "< " + LIST_WITH_OUTPUT, "< " + CALL_OK,
+                "< " + callResult(",\"isError\":true"))).firedIds()).as("a tool error needs none").isEmpty();
+        Referee.Report missing = run(good("< " + LIST_OK, "< " + LIST_WITH_OUTPUT, "< " + CALL_OK, "< " + callResult("")));
+        assertThat(missing.firedIds()).containsExactly("tools.structured-content");
+        assertThat(missing.violations().get(Check.STRUCTURED_CONTENT).get(0).detail())
+                .isEqualTo("tool 'echo' declares an outputSchema, but its result has no structuredContent");
+        Referee.Report invalid = run(good("< " + LIST_OK, "< " + LIST_WITH_OUTPUT, "< " + CALL_OK,
+                "< " + callResult(",\"structuredContent\":{\"n\":\"one\"}")));
+        assertThat(invalid.firedIds()).containsExactly("tools.structured-content");
+        assertThat(invalid.violations().get(Check.STRUCTURED_CONTENT).get(0).detail())
+                .startsWith("tool 'echo': structuredContent ").contains("/n");
     }
 }
