@@ -43,6 +43,9 @@ public enum Check {
             "a tools/call's arguments are not valid against the inputSchema the server listed for the tool"),
     STRUCTURED_CONTENT("tools.structured-content", Severity.ERROR,
             "a tools/call result of a tool with an outputSchema lacks structuredContent, or it does not validate"),
+    ERROR_CLASS("tools.error-class", Severity.WARNING,
+            "a tools/call of a listed tool answered with -32602 where 2025-11-25 and later want input validation "
+                    + "errors as results with isError: true"),
     PROTOCOL_VERSION_HEADER("http.protocol-version-header", Severity.ERROR,
             "a 2026-07-28 request's MCP-Protocol-Version header is missing or differs from its "
                     + "_meta io.modelcontextprotocol/protocolVersion"),

@@ -442,6 +442,8 @@ public final class Referee {
         boolean initializeAnswered;
         boolean initializedNotified;
         String requestedVersion;
+        /** The revision the session speaks: the server's initialize answer, or a sessionless request's _meta. */
+        String spokenVersion;
         JsonNode serverCapabilities;
         JsonNode clientCapabilities;
         /** The tools of the last complete tools/list, or null when unknown (or stale after list_changed). */
@@ -514,6 +516,7 @@ public final class Referee {
             }
             String modern = fromClient ? sessionlessVersion(params) : null;
             if (modern != null) {
+                spokenVersion = modern;
                 checkRequestMetadata(m, id, method, params, modern);
             }
             if (fromClient && modern == null && !initializeAnswered && !method.equals("initialize")
@@ -586,6 +589,9 @@ public final class Referee {
             String method = p != null ? p.method : null;
             if (error != null) {
                 checkError(m, id, method, error);
+                if (p != null) {
+                    checkErrorClass(m, id, p, error);
+                }
             }
             if (p == null) {
                 violate(Check.RESPONSE_UNKNOWN_ID, "id " + id + " answers no request in flight from the "
@@ -609,6 +615,25 @@ public final class Referee {
                 default -> {
                 }
             }
+        }
+
+        /**
+         * 2025-11-25 moved input validation errors (a date in the wrong format, a value out of range)
+         * from protocol errors to tool execution errors, so that a model can read them and retry
+         * (Tools, "Error Handling"; SEP-1303): a listed tool's call answered -32602 is flagged. A
+         * call of an unknown tool, or one whose request is malformed, still gets a protocol error;
+         * -32603 (the server failed) is never flagged.
+         */
+        private void checkErrorClass(Message m, Object id, Pending p, JsonNode error) {
+            if (!"tools/call".equals(p.method) || p.tool == null || tools == null || !tools.contains(p.tool)
+                    || spokenVersion == null || spokenVersion.compareTo("2025-11-25") < 0
+                    || error.path("code").asInt(0) != -32602) {
+                return;
+            }
+            violate(Check.ERROR_CLASS, "tool '" + p.tool + "' (listed) answered with JSON-RPC error -32602 '"
+                    + excerpt(error.path("message").asText("")) + "' on " + spokenVersion + " (expected: a result "
+                    + "with isError: true for an input validation error, unless the request itself was malformed)",
+                    m, id, p.method);
         }
 
         /** A client's tools/call against the inputSchema its session's last tools/list gave the tool. */
@@ -648,6 +673,7 @@ public final class Referee {
 
         private void initialized(Message m, Object id, JsonNode result) {
             initializeAnswered = true;
+            spokenVersion = text(result.get("protocolVersion"));
             serverCapabilities = result.get("capabilities");
             String chosen = text(result.get("protocolVersion"));
             if (chosen == null) {

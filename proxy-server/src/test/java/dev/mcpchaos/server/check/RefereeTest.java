@@ -385,4 +385,25 @@ class RefereeTest {
         assertThat(invalid.violations().get(Check.STRUCTURED_CONTENT).get(0).detail())
                 .startsWith("tool 'echo': structuredContent ").contains("/n");
     }
+
+    @Test
+    void aListedToolsInputErrorAsAProtocolErrorIsAWarningFrom20251125AndOnlyThen() {
+        String invalidParams = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"m must be short\"}}";
+        String init1125 = "> " + INIT.replace("2025-06-18", "2025-11-25");
+        String ok1125 = "< " + INIT_OK.replace("2025-06-18", "2025-11-25");
+        Referee.Report flagged = run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "< " + CALL_OK, invalidParams));
+        assertThat(flagged.firedIds()).containsExactly("tools.error-class");
+        assertThat(flagged.violations().get(Check.ERROR_CLASS).get(0).detail())
+                .startsWith("tool 'echo' (listed) answered with JSON-RPC error -32602 'm must be short' on 2025-11-25");
+        // 2025-06-18 listed invalid arguments among the protocol errors; -32603 is the server failing; an
+        // unlisted tool's -32602 is right.
+        assertThat(run(good("< " + CALL_OK, invalidParams)).firedIds()).isEmpty();
+        assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "< " + CALL_OK,
+                invalidParams.replace("-32602", "-32603"))).firedIds()).isEmpty();
+        assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "> " + CALL,
+                "> " + CALL.replace("\"echo\"", "\"nope\""), "< " + CALL_OK, invalidParams)).firedIds()).isEmpty();
+        // The twin: the same error class as a tool result passes.
+        assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "< " + CALL_OK,
+                "< " + callResult(",\"isError\":true"))).firedIds()).isEmpty();
+    }
 }
