@@ -258,6 +258,10 @@ final class InterceptorSetup {
         List<FrameInterceptor> all = new ArrayList<>();
         if (referee != null) {
             refereeInterceptor = new RefereeInterceptor(referee);
+            if (journal != null) {
+                JournalRing ring = journal.journal();
+                referee.judgeClientsBy(ring::snapshot); // the client.* checks need what the faults did
+            }
             all.add(refereeInterceptor); // first: it sees what the peers sent, before any rule
         }
         if (metrics != null) {

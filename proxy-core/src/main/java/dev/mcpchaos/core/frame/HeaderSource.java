@@ -33,6 +33,16 @@ public interface HeaderSource {
         return List.of();
     }
 
+    /**
+     * The status of the response head the client got on this exchange: the upstream's, or one
+     * the proxy answered with itself (a fault's 503, an expired session's 404, a 502); 0 while
+     * none has gone. Read from any thread: a client request answered with an HTTP error has no
+     * JSON-RPC answer to wait for.
+     */
+    default int answeredStatus() {
+        return 0;
+    }
+
     /** The status of the upstream's final response, or 0 while none has come. */
     default int responseStatus() {
         return 0;

@@ -21,6 +21,9 @@ public enum Check {
             "a response answers no request in flight (an id nobody sent, or one already answered)"),
     UNANSWERED_REQUEST("jsonrpc.unanswered-request", Severity.ERROR,
             "a request got no answer by the end of the session, or only after the deadline"),
+    CANCELLED_ANSWERED("jsonrpc.cancelled-answered", Severity.WARNING,
+            "a request was answered after its sender cancelled it (notifications/cancelled), where the receiver "
+                    + "should send no answer"),
     ERROR_CODE("jsonrpc.error-code", Severity.ERROR,
             "an error code is not an integer, or lies in JSON-RPC's reserved range without being one of its codes"),
     BEFORE_INITIALIZE("lifecycle.before-initialize", Severity.WARNING,
@@ -46,6 +49,13 @@ public enum Check {
     ERROR_CLASS("tools.error-class", Severity.WARNING,
             "a tools/call of a listed tool answered with -32602 where 2025-11-25 and later want input validation "
                     + "errors as results with isError: true"),
+    DUPLICATE_CALL("client.duplicate-call", Severity.WARNING,
+            "a tools/call was sent again with the same arguments while an earlier one, which reached the server, had "
+                    + "no answer delivered (a possible duplicate write)"),
+    RETRY_AFTER_IGNORED("client.retry-after-ignored", Severity.WARNING,
+            "after an answer of 429 or 503 with Retry-After the client sent the request again sooner than it said"),
+    NO_REINITIALIZE("client.no-reinitialize", Severity.ERROR,
+            "after HTTP 404 for its session the client sent more requests but no new initialize"),
     PROTOCOL_VERSION_HEADER("http.protocol-version-header", Severity.ERROR,
             "a 2026-07-28 request's MCP-Protocol-Version header is missing or differs from its "
                     + "_meta io.modelcontextprotocol/protocolVersion"),

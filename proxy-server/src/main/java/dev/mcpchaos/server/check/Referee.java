@@ -56,6 +56,8 @@ public final class Referee {
     private final Map<Check, List<Violation>> kept = new EnumMap<>(Check.class);
     private final Map<Check, Long> counts = new EnumMap<>(Check.class);
     private final Map<Object, SessionState> sessions = new LinkedHashMap<>(16, 0.75f, false);
+    /** The proxy's journal, for the {@code client.*} checks; null: those are not made. */
+    private java.util.function.Supplier<dev.mcpchaos.rules.journal.JournalSnapshot> journal;
     private long messages;
     private long untracked;
     private long dropped;
@@ -89,9 +91,14 @@ public final class Referee {
      * @param unterminated whether it was a stdio line the stream ended before its newline
      * @param mcpHeaders   on HTTP, the {@code MCP-*} / {@code Mcp-*} headers of the POST a client
      *                     message came in (names in lower case); null where there are none to check
+     * @param answeredStatus on HTTP, for a client's message: the status its exchange was answered
+     *                     with so far (0: none yet), read when its answer is overdue, since a request
+     *                     answered with an HTTP error (a 503, an expired session's 404) gets no
+     *                     JSON-RPC answer; null where there is none to ask
      */
     public record Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
-                          String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders) {
+                          String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders,
+                          java.util.function.IntSupplier answeredStatus) {
         public Message {
             Objects.requireNonNull(sessionKey, "sessionKey");
             Objects.requireNonNull(session, "session");
@@ -102,8 +109,15 @@ public final class Referee {
         /** A message without HTTP headers to check (stdio, or a server's message). */
         public Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
                        String text, boolean stdioLine, boolean unterminated) {
-            this(sessionKey, session, direction, index, timeNanos, text, stdioLine, unterminated, null);
+            this(sessionKey, session, direction, index, timeNanos, text, stdioLine, unterminated, null, null);
         }
+
+        /** A message with its HTTP headers but no exchange to ask for its status (a cassette's). */
+        public Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
+                       String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders) {
+            this(sessionKey, session, direction, index, timeNanos, text, stdioLine, unterminated, mcpHeaders, null);
+        }
+
 
         /** The {@code MCP-*} headers of {@code headers} (name, value pairs), names in lower case; null when none. */
         public static Map<String, String> mcpHeaders(List<Map.Entry<String, String>> headers) {
@@ -129,7 +143,7 @@ public final class Referee {
         }
         if (m.index() < 0) {
             m = new Message(m.sessionKey(), m.session(), m.direction(), messages, m.timeNanos(), m.text(), m.stdioLine(),
-                    m.unterminated(), m.mcpHeaders());
+                    m.unterminated(), m.mcpHeaders(), m.answeredStatus());
         }
         messages++;
         SessionState s = session(m);
@@ -200,11 +214,28 @@ public final class Referee {
         }
     }
 
+    /**
+     * Makes the {@code client.*} checks too, on what {@code journal} holds each time a report is
+     * asked for (see {@link ClientChecks}): a proxy with both the referee and its journal on.
+     */
+    public synchronized void judgeClientsBy(
+            java.util.function.Supplier<dev.mcpchaos.rules.journal.JournalSnapshot> journal) {
+        this.journal = Objects.requireNonNull(journal, "journal");
+    }
+
     /** What was found so far. */
     public synchronized Report report() {
         Map<Check, Long> countsCopy = new EnumMap<>(counts);
         Map<Check, List<Violation>> keptCopy = new EnumMap<>(Check.class);
-        kept.forEach((check, list) -> keptCopy.put(check, List.copyOf(list)));
+        kept.forEach((check, list) -> keptCopy.put(check, new ArrayList<>(list)));
+        if (journal != null) {
+            for (Violation v : ClientChecks.judge(journal.get())) {
+                if (countsCopy.merge(v.check(), 1L, Long::sum) <= KEPT_PER_CHECK) {
+                    keptCopy.computeIfAbsent(v.check(), c -> new ArrayList<>()).add(v);
+                }
+            }
+        }
+        keptCopy.replaceAll((check, list) -> List.copyOf(list));
         return new Report(countsCopy, keptCopy, messages, untracked, dropped);
     }
 
@@ -419,9 +450,12 @@ public final class Referee {
         final long timeNanos;
         final long index;
         final String text;
+        /** What its HTTP exchange was answered with so far, or null (see {@link Message#answeredStatus}). */
+        final java.util.function.IntSupplier answeredStatus;
         boolean cancelled;
 
         Pending(Object id, String method, String tool, boolean firstPage, Message m) {
+            this.answeredStatus = m.answeredStatus();
             this.id = id;
             this.method = method;
             this.tool = tool;
@@ -475,6 +509,12 @@ public final class Referee {
             };
         }
 
+        /** A request that had no JSON-RPC answer, and is owed none: cancelled, or answered with an HTTP error. */
+        private boolean owedNothing(Pending p) {
+            int status = p.answeredStatus != null ? p.answeredStatus.getAsInt() : 0;
+            return p.cancelled || (status != 0 && (status < 200 || status > 299));
+        }
+
         /** Reports the requests whose deadline passed by {@code now}. */
         void sweep(long now, Message m) {
             for (Direction d : Direction.values()) {
@@ -485,8 +525,8 @@ public final class Referee {
                         break; // oldest first: the rest are younger
                     }
                     it.remove();
-                    if (!p.cancelled) {
-                        late.get(d).put(p.id, p);
+                    late.get(d).put(p.id, p); // its answer, if it comes, is no unknown id
+                    if (!owedNothing(p)) {
                         violate(Check.UNANSWERED_REQUEST, "no answer within " + Duration.ofNanos(deadlineNanos)
                                 .toString().substring(2).toLowerCase(java.util.Locale.ROOT), name, d, p.index, p.id,
                                 p.method, p.text);
@@ -498,7 +538,7 @@ public final class Referee {
         void finish() {
             for (Direction d : Direction.values()) {
                 for (Pending p : pending.get(d).values()) {
-                    if (!p.cancelled) {
+                    if (!owedNothing(p)) {
                         violate(Check.UNANSWERED_REQUEST, "no answer by the end of the session", name, d, p.index,
                                 p.id, p.method, p.text);
                     }
@@ -558,9 +598,13 @@ public final class Referee {
                 initializedNotified = true;
             }
             if (method.equals("notifications/cancelled") && params != null) {
-                Pending p = pending.get(m.direction()).get(idOf(params.get("requestId")));
+                Object cancelled = idOf(params.get("requestId"));
+                Pending p = pending.get(m.direction()).get(cancelled);
+                if (p == null) {
+                    p = late.get(m.direction()).get(cancelled); // late already: its answer may still come
+                }
                 if (p != null) {
-                    p.cancelled = true; // the receiver may answer it or not
+                    p.cancelled = true; // no answer is owed now, and one that comes is flagged
                 }
             }
             String needs = fromClient ? null : serverNotificationCapability(method);
@@ -592,6 +636,11 @@ public final class Referee {
                 if (p != null) {
                     checkErrorClass(m, id, p, error);
                 }
+            }
+            if (p != null && p.cancelled) {
+                violate(Check.CANCELLED_ANSWERED, "id " + id + " (" + p.method + ", #" + p.index + ") was answered after "
+                        + "the " + (requestDirection == Direction.CLIENT_TO_SERVER ? "client" : "server")
+                        + " cancelled it (expected: no answer; unless the two crossed on the way)", m, id, p.method);
             }
             if (p == null) {
                 violate(Check.RESPONSE_UNKNOWN_ID, "id " + id + " answers no request in flight from the "

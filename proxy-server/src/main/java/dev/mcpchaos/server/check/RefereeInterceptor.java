@@ -83,14 +83,16 @@ public final class RefereeInterceptor implements FrameInterceptor, AutoCloseable
         String text = frame.content().toString(StandardCharsets.UTF_8);
         boolean unterminated = stdio && frame.direction() == Direction.SERVER_TO_CLIENT && frame.isOriginal()
                 && frame.wire().readableBytes() == length;
-        java.util.Map<String, String> mcpHeaders = frame.direction() == Direction.CLIENT_TO_SERVER
-                && frame.route() instanceof dev.mcpchaos.core.frame.HeaderSource exchange
+        dev.mcpchaos.core.frame.HeaderSource exchange = frame.direction() == Direction.CLIENT_TO_SERVER
+                && frame.route() instanceof dev.mcpchaos.core.frame.HeaderSource h ? h : null;
+        java.util.Map<String, String> mcpHeaders = exchange != null
                 ? Referee.Message.mcpHeaders(exchange.requestHeaders()) : null;
         if (mcpHeaders == null && !stdio && frame.direction() == Direction.CLIENT_TO_SERVER) {
             mcpHeaders = java.util.Map.of(); // an HTTP request without any: the checks say what is missing
         }
         Referee.Message message = new Referee.Message(ctx.session(), ctx.session().id(), frame.direction(),
-                -1, System.nanoTime() - startNanos, text, stdio, unterminated, mcpHeaders);
+                -1, System.nanoTime() - startNanos, text, stdio, unterminated, mcpHeaders,
+                exchange != null ? exchange::answeredStatus : null);
         worker.execute(() -> {
             try {
                 referee.observe(message);

@@ -196,6 +196,7 @@ final class ReplayCommand implements Callable<Integer> {
             proxy.exitCode().join();
         } finally {
             proxy.close();
+            chaos.checks.finish(System.err); // after the close: the referee has seen everything
         }
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
     }
@@ -238,6 +239,7 @@ final class ReplayCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        chaos.checks.finish(System.err); // after the close: the referee has seen everything
         System.err.println("mcp-chaos: replay stopped; " + replay.served() + " requests answered from the cassettes, "
                 + replay.unmatched() + " without a recording");
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;

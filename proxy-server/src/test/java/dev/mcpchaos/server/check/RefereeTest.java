@@ -154,6 +154,25 @@ class RefereeTest {
     }
 
     @Test
+    void aCancelledRequestAnsweredAnywayIsAWarningAndOneAnsweredBeforeTheCancelIsNot() {
+        String cancel = "> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}";
+        List<String> cancelledThenAnswered = new ArrayList<>(List.of(good()));
+        cancelledThenAnswered.add(cancelledThenAnswered.indexOf("< " + CALL_OK), cancel);
+        Referee.Report answered = run(cancelledThenAnswered.toArray(String[]::new));
+        assertThat(answered.firedIds()).containsExactly("jsonrpc.cancelled-answered");
+        assertThat(answered.violations().get(Check.CANCELLED_ANSWERED).get(0).detail())
+                .contains("id 3 (tools/call, #5) was answered after the client cancelled it");
+        assertThat(answered.failsAt(Severity.ERROR)).isFalse();
+        // twin: the answer came first, then a cancel that crossed it: nothing (and no unknown id)
+        List<String> answeredThenCancelled = new ArrayList<>(List.of(good()));
+        answeredThenCancelled.add(cancel);
+        assertThat(run(answeredThenCancelled.toArray(String[]::new)).firedIds()).isEmpty();
+        // cancelled, then answered after the deadline: still this warning, not an unknown id
+        Referee.Report late = run(Duration.ofSeconds(2), 3_000_000_000L, cancelledThenAnswered.toArray(String[]::new));
+        assertThat(late.firedIds()).contains("jsonrpc.cancelled-answered").doesNotContain("jsonrpc.response-unknown-id");
+    }
+
+    @Test
     void errorCodes() {
         String err = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":%s,\"message\":\"no\"}}";
         assertThat(run(good("< " + CALL_OK, err.formatted("-32500"))).firedIds()).containsExactly("jsonrpc.error-code");

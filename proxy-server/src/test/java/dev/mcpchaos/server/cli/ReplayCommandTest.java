@@ -99,4 +99,26 @@ class ReplayCommandTest {
         assertThat(run.out().get(0)).contains("\"id\":5", "-32603", "injected");
         assertThat(run.out().get(1)).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}");
     }
+
+    @Test
+    void checkOnAReplayReportsWhatTheClientBrokeAndATwinOfCleanTrafficReportsNoError() throws IOException {
+        Path report = dir.resolve("checks.json");
+        String badEnvelope = "{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"n\"}}\n";
+        Run bad = run(CALL + badEnvelope, "--check-report", report.toString());
+        assertThat(bad.out()).as("the checks change nothing: both answered").hasSize(2);
+        com.fasterxml.jackson.databind.JsonNode found = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(report.toFile());
+        assertThat(found.path("errors").asInt()).isEqualTo(1);
+        assertThat(found.toString()).contains("jsonrpc.invalid-envelope", "jsonrpc \\\"1.0\\\" (expected: \\\"2.0\\\")");
+
+        Files.delete(report);
+        String another = "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"n\"}}\n";
+        Run clean = run(CALL + another, "--check-report", report.toString());
+        assertThat(clean.out()).hasSize(2);
+        com.fasterxml.jackson.databind.JsonNode none = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(report.toFile());
+        assertThat(none.path("messages").asInt()).isEqualTo(4);
+        assertThat(none.path("errors").asInt()).as(none.toString()).isZero();
+        assertThat(none.path("warnings").asInt()).as("tools/call before initialize, twice").isEqualTo(2);
+    }
 }

@@ -118,6 +118,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private Phase phase = Phase.AWAITING;
     /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
     private volatile HttpResponse responseHead;
+    /** The status of the head written to the client, 0 before; volatile: the referee reads it off the loop. */
+    private volatile int answeredStatus;
     /** Handles the body once the head came; null before. */
     private ResponseBody body;
     /** What a JSON answer being gathered holds of the proxy's {@link BufferBudget}, until the exchange ends. */
@@ -223,6 +225,11 @@ final class Exchange implements HeaderSource, ResponseOutput {
             }
         }
         return all;
+    }
+
+    @Override
+    public int answeredStatus() {
+        return answeredStatus;
     }
 
     @Override
@@ -343,9 +350,24 @@ final class Exchange implements HeaderSource, ResponseOutput {
         ByteBuf body = requestBody != null ? requestBody : Unpooled.EMPTY_BUFFER;
         requestBody = null;
         if (frontend.sessions().isExpired(sessionId)) {
-            requestId = SNIFFERS.get().sniff(body).id();
-            body.release();
-            answerExpired();
+            Envelope envelope = SNIFFERS.get().sniff(body);
+            requestId = envelope.id();
+            if (body.isReadable()) {
+                // Never forwarded, but the observers (journal, referee) see what the client still
+                // sends on a session it was told is gone: that is what the client checks judge.
+                Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.CLIENT_TO_SERVER,
+                        chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
+                frame.route(this);
+                answerExpired(); // first: whoever looks at the frame finds it answered 404
+                try {
+                    chain.observe(frame);
+                } catch (RejectedExecutionException e) {
+                    frame.release();
+                }
+            } else {
+                body.release();
+                answerExpired();
+            }
             return;
         }
         if (!body.isReadable()) {
@@ -748,6 +770,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     @Override
     public void writeHead(HttpResponse out) {
         moveTo(Phase.STREAMING);
+        answeredStatus = out.status().code();
         downstream.write(out);
         flushSoon();
     }
@@ -793,6 +816,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     @Override
     public void writeWhole(FullHttpResponse response) {
         moveTo(Phase.STREAMING);
+        answeredStatus = response.status().code();
         downstream.writeAndFlush(response);
         complete();
     }
@@ -1199,6 +1223,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (retryAfterSeconds != null) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
         }
+        answeredStatus = status.code();
         downstream.writeAndFlush(response);
         moveTo(Phase.DONE);
         frontend.stopResponseTimer(this);
