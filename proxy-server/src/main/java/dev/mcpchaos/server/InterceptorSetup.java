@@ -318,7 +318,8 @@ final class InterceptorSetup {
     /** What the transport reports sessions, limit breaches and upstream failures to; after {@link #build}. */
     TransportObserver observer(TransportKind transport) {
         TransportObserver fromMetrics = metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
-        return events == null ? fromMetrics : Observers.both(fromMetrics, events);
+        TransportObserver observer = events == null ? fromMetrics : Observers.both(fromMetrics, events);
+        return referee == null ? observer : Observers.both(observer, referee.transportObserver());
     }
 
     /**

@@ -5,7 +5,7 @@ import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 
-/** Tells two transport observers (the metrics and the event log) the same things. */
+/** Tells two transport observers (the metrics, the event log, the referee) the same things. */
 final class Observers {
 
     private Observers() {
@@ -47,6 +47,12 @@ final class Observers {
             public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
                 first.clientTimedOut(transport, deadline);
                 second.clientTimedOut(transport, deadline);
+            }
+
+            @Override
+            public void serverExitOverdue(TransportKind transport, String sessionId, java.time.Duration deadline) {
+                first.serverExitOverdue(transport, sessionId, deadline);
+                second.serverExitOverdue(transport, sessionId, deadline);
             }
 
             @Override

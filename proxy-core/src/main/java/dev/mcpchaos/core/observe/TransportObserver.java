@@ -86,6 +86,13 @@ public interface TransportObserver {
     default void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
     }
 
+    /**
+     * A stdio server was still running {@code deadline} after its stdin closed, so the proxy sends
+     * it SIGTERM (MCP's stdio shutdown: the server is expected to exit when its input ends).
+     */
+    default void serverExitOverdue(TransportKind transport, String sessionId, java.time.Duration deadline) {
+    }
+
     /** The deadlines of a client connection (HTTP). */
     enum ClientDeadline {
         /** A request head did not end within the head timeout from its first byte: 408. */

@@ -9,6 +9,8 @@ public enum Check {
             "every line a stdio server writes to stdout must be one JSON-RPC message (logs go to stderr)"),
     UNTERMINATED_LINE("stdio.unterminated-line", Severity.ERROR,
             "a stdio server's stdout ended in the middle of a line: the last message has no newline"),
+    EXIT_ON_STDIN_CLOSE("stdio.exit-on-stdin-close", Severity.ERROR,
+            "a stdio server did not exit within the exit timeout of its stdin closing, and needed SIGTERM"),
     NOT_JSON("jsonrpc.not-json", Severity.ERROR,
             "a message is not well-formed JSON"),
     INVALID_ENVELOPE("jsonrpc.invalid-envelope", Severity.ERROR,

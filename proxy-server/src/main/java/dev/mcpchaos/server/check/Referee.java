@@ -193,6 +193,32 @@ public final class Referee {
         }
     }
 
+    /**
+     * What a stdio transport reports of its server's exit, for {@code stdio.exit-on-stdin-close};
+     * every other event is none of the referee's.
+     */
+    public dev.mcpchaos.core.observe.TransportObserver transportObserver() {
+        return new dev.mcpchaos.core.observe.TransportObserver() {
+            @Override
+            public void serverExitOverdue(dev.mcpchaos.core.transport.TransportKind transport, String sessionId,
+                                          Duration deadline) {
+                exitOverdue(sessionId, deadline);
+            }
+
+        };
+    }
+
+    /** The stdio server of {@code session} was still running {@code deadline} after its stdin closed. */
+    public synchronized void exitOverdue(String session, Duration deadline) {
+        violate(Check.EXIT_ON_STDIN_CLOSE, "the server was still running " + human(deadline) + " after its stdin "
+                + "closed (the proxy sent SIGTERM; --exit-timeout sets the wait)", session, Direction.SERVER_TO_CLIENT,
+                messages, null, null, "");
+    }
+
+    private static String human(Duration d) {
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** The server ended its output (stdio) or the message was dropped before it could be looked at. */
     public synchronized void dropped(long count) {
         dropped += count;

@@ -161,6 +161,13 @@ class MisbehavingStdioServersTest {
     /** Runs the server behind the proxy, with a client that waits for each answer; returns the live report. */
     private Referee.Report converse(Server s, Path cassette) throws Exception {
         Referee referee = new Referee();
+        assertThat(converse(script(s), s, cassette, Duration.ofSeconds(5), referee)).isZero();
+        return referee.report();
+    }
+
+    /** Runs {@code script} as the server of {@code s}'s conversation; returns the proxy's exit code. */
+    private int converse(String script, Server s, Path cassette, Duration exitTimeout, Referee referee)
+            throws Exception {
         PipedOutputStream toProxy = new PipedOutputStream();
         PipedInputStream clientIn = new PipedInputStream(toProxy, 1 << 16);
         PipedInputStream fromProxy = new PipedInputStream(1 << 16);
@@ -177,9 +184,9 @@ class MisbehavingStdioServersTest {
         });
         reader.setDaemon(true);
         reader.start();
-        McpChaosProxy.Running proxy = McpChaosProxy.stdio(List.of("sh", "-c", script(s)))
+        McpChaosProxy.Running proxy = McpChaosProxy.stdio(List.of("sh", "-c", script))
                 .clientInput(clientIn).clientOutput(clientOut).serverErrorOutput(new ByteArrayOutputStream())
-                .exitTimeout(Duration.ofSeconds(5)).check(referee).record(cassette).start();
+                .exitTimeout(exitTimeout).check(referee).record(cassette).start();
         try {
             send(toProxy, INIT);
             await(lines, "\"id\":1,");
@@ -191,11 +198,28 @@ class MisbehavingStdioServersTest {
                 await(lines, "\"id\":3");
             }
             toProxy.close();
-            assertThat(proxy.exitCode().get(30, TimeUnit.SECONDS)).isZero();
+            return proxy.exitCode().get(30, TimeUnit.SECONDS);
         } finally {
             proxy.close();
         }
-        return referee.report();
+    }
+
+    @Test
+    void aServerThatOutlivesItsStdinNeedsSigtermAndIsAnErrorAndOneThatExitsIsNot() throws Exception {
+        Server c = clean();
+        Referee stubborn = new Referee();
+        // exec: the shell becomes a sleep that ignores its input ending, and SIGTERM ends it
+        String ignoresEof = script(c).replace("while read l; do :; done", "exec sleep 30");
+        assertThat(converse(ignoresEof, c, dir.resolve("stubborn.ndjson"), Duration.ofMillis(300), stubborn))
+                .as("128 + SIGTERM").isEqualTo(143);
+        assertThat(stubborn.report().firedIds()).containsExactly("stdio.exit-on-stdin-close");
+        assertThat(stubborn.report().violations().get(Check.EXIT_ON_STDIN_CLOSE).get(0).detail())
+                .contains("the server was still running 0.3s after its stdin closed (the proxy sent SIGTERM");
+        assertThat(stubborn.report().failsAt(Severity.ERROR)).isTrue();
+
+        Referee prompt = new Referee(); // twin: the same conversation, a server that exits when its input ends
+        assertThat(converse(script(c), c, dir.resolve("prompt.ndjson"), Duration.ofMillis(300), prompt)).isZero();
+        assertThat(prompt.report().firedIds()).isEmpty();
     }
 
     private static void send(PipedOutputStream out, String line) throws IOException {

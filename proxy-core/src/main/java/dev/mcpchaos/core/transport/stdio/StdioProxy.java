@@ -212,6 +212,8 @@ public final class StdioProxy implements AutoCloseable {
                         if (timeout != null && process.isAlive()) {
                             log.info("the server did not exit within {} of its stdin closing; sending SIGTERM",
                                     format(config.exitTimeout));
+                            config.observer.serverExitOverdue(TransportKind.STDIO, chain.session().id(),
+                                    config.exitTimeout);
                             process.terminate();
                             scheduleKill();
                         }
