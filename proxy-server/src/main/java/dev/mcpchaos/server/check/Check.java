@@ -51,6 +51,11 @@ public enum Check {
     ERROR_CLASS("tools.error-class", Severity.WARNING,
             "a tools/call of a listed tool answered with -32602 where 2025-11-25 and later want input validation "
                     + "errors as results with isError: true"),
+    BUSINESS_ERROR("tools.business-error", Severity.WARNING,
+            "a listed tool called with valid arguments was answered with a JSON-RPC error of the server's own code, "
+                    + "where a tool's failure is a result with isError: true"),
+    INVALID_ARGUMENTS_ACCEPTED("tools.invalid-arguments-accepted", Severity.WARNING,
+            "a tools/call whose arguments the tool's inputSchema refuses was answered with a successful result"),
     DUPLICATE_CALL("client.duplicate-call", Severity.WARNING,
             "a tools/call was sent again with the same arguments while an earlier one, which reached the server, had "
                     + "no answer delivered (a possible duplicate write)"),

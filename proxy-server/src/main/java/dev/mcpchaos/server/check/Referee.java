@@ -479,6 +479,8 @@ public final class Referee {
         /** What its HTTP exchange was answered with so far, or null (see {@link Message#answeredStatus}). */
         final java.util.function.IntSupplier answeredStatus;
         boolean cancelled;
+        /** For a client's tools/call: whether its arguments are valid against the listed schema; null: no verdict. */
+        Boolean argumentsValid;
 
         Pending(Object id, String method, String tool, boolean firstPage, Message m) {
             this.answeredStatus = m.answeredStatus();
@@ -611,11 +613,12 @@ public final class Referee {
                 }
             }
             String tool = method.equals("tools/call") && params != null ? text(params.get("name")) : null;
-            if (fromClient && tool != null) {
-                checkArguments(m, id, tool, params.get("arguments"));
-            }
+            Boolean argumentsValid = fromClient && tool != null ? checkArguments(m, id, tool, params.get("arguments"))
+                    : null;
             boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
-            pending.get(d).put(id, new Pending(id, method, tool, firstPage, m));
+            Pending p = new Pending(id, method, tool, firstPage, m);
+            p.argumentsValid = argumentsValid;
+            pending.get(d).put(id, p);
         }
 
         void notification(Message m, String method, JsonNode params) {
@@ -661,6 +664,7 @@ public final class Referee {
                 checkError(m, id, method, error);
                 if (p != null) {
                     checkErrorClass(m, id, p, error);
+                    checkBusinessError(m, id, p, error);
                 }
             }
             if (p != null && p.cancelled) {
@@ -686,6 +690,7 @@ public final class Referee {
                                 id, p.method);
                     }
                     checkStructuredContent(m, id, p, result);
+                    checkInvalidAccepted(m, id, p, result);
                 }
                 default -> {
                 }
@@ -711,18 +716,56 @@ public final class Referee {
                     m, id, p.method);
         }
 
-        /** A client's tools/call against the inputSchema its session's last tools/list gave the tool. */
-        private void checkArguments(Message m, Object id, String tool, JsonNode arguments) {
+        /**
+         * A client's tools/call against the inputSchema its session's last tools/list gave the
+         * tool: whether they are valid, or null when there is no verdict (no tools/list yet, an
+         * unknown tool, a broken schema).
+         */
+        private Boolean checkArguments(Message m, Object id, String tool, JsonNode arguments) {
             ToolSchemas known = toolSchemas != null ? toolSchemas.get(tool) : null;
             com.networknt.schema.Schema input = known != null ? known.input(schemas) : null;
             if (input == null) {
-                return; // no tools/list yet, an unknown tool or a broken schema: no verdict
+                return null;
             }
             JsonNode given = arguments != null ? arguments : JSON.createObjectNode(); // absent: no arguments
             List<String> problems = SchemaChecker.violations(input, given);
             if (!problems.isEmpty()) {
                 violate(Check.CALL_ARGUMENTS, "tool '" + tool + "': arguments " + String.join("; ", problems), m, id,
                         "tools/call");
+            }
+            return problems.isEmpty();
+        }
+
+        /**
+         * A listed tool called with arguments valid against its schema, answered with a JSON-RPC
+         * error of the server's own (a code outside JSON-RPC's reserved range, or a server error
+         * -32000..-32099 but -32042, URL elicitation required): most likely the tool's own failure,
+         * which the spec wants as a result with isError: true, so that the model can see it.
+         */
+        private void checkBusinessError(Message m, Object id, Pending p, JsonNode error) {
+            if (!"tools/call".equals(p.method) || !Boolean.TRUE.equals(p.argumentsValid)
+                    || !error.path("code").canConvertToLong()) {
+                return;
+            }
+            long code = error.path("code").longValue();
+            boolean reserved = code >= -32768 && code <= -32000;
+            boolean serverError = code >= -32099 && code <= -32000;
+            if ((reserved && !serverError) || code == -32042) {
+                return; // JSON-RPC's own codes (error-class judges -32602), and MCP's URL elicitation
+            }
+            violate(Check.BUSINESS_ERROR, "tool '" + p.tool + "' (listed, arguments valid) answered with JSON-RPC error "
+                    + code + " '" + excerpt(error.path("message").asText("")) + "' (expected: a result with isError: "
+                    + "true for the tool's own failure; a protocol error makes some clients drop the session)", m, id,
+                    p.method);
+        }
+
+        /** Arguments its schema refused, answered with a successful result: the server did not validate them. */
+        private void checkInvalidAccepted(Message m, Object id, Pending p, JsonNode result) {
+            if ("tools/call".equals(p.method) && Boolean.FALSE.equals(p.argumentsValid)
+                    && !result.path("isError").asBoolean(false)) {
+                violate(Check.INVALID_ARGUMENTS_ACCEPTED, "tool '" + p.tool + "' answered a call whose arguments its "
+                        + "inputSchema refuses with a successful result (expected: a result with isError: true, or "
+                        + "-32602 before 2025-11-25)", m, id, p.method);
             }
         }
 

@@ -178,7 +178,9 @@ class RefereeTest {
         assertThat(run(good("< " + CALL_OK, err.formatted("-32500"))).firedIds()).containsExactly("jsonrpc.error-code");
         assertThat(run(good("< " + CALL_OK, err.formatted("\"bad\""))).firedIds()).containsExactly("jsonrpc.error-code");
         for (String fine : List.of("-32602", "-32700", "-32002", "-32042", "-1", "400")) {
-            assertThat(run(good("< " + CALL_OK, err.formatted(fine))).firedIds()).as(fine).isEmpty();
+            // (on a listed tool called with valid arguments, a server's own code is tools.business-error's to judge)
+            assertThat(run(good("< " + CALL_OK, err.formatted(fine))).firedIds()).as(fine)
+                    .doesNotContain("jsonrpc.error-code");
         }
     }
 
@@ -371,7 +373,8 @@ class RefereeTest {
     void callArgumentsAreValidatedAgainstTheListedInputSchemaAndValidOnesPass() {
         assertThat(run(good()).firedIds()).as("m is a string, as listed").isEmpty();
         Referee.Report wrong = run(good("> " + CALL, "> " + CALL.replace("{\"m\":\"hi\"}", "{\"m\":5}")));
-        assertThat(wrong.firedIds()).containsExactly("tools.call-arguments");
+        // the client's fault, and the server's too, for answering it with success
+        assertThat(wrong.firedIds()).containsExactly("tools.call-arguments", "tools.invalid-arguments-accepted");
         assertThat(wrong.violations().get(Check.CALL_ARGUMENTS).get(0).detail()).startsWith("tool 'echo': arguments ")
                 .contains("/m").contains("string");
         // Before any tools/list, no verdict: the schema is not known.
@@ -424,5 +427,43 @@ class RefereeTest {
         // The twin: the same error class as a tool result passes.
         assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "< " + CALL_OK,
                 "< " + callResult(",\"isError\":true"))).firedIds()).isEmpty();
+    }
+
+    @Test
+    void aListedToolsOwnFailureAsAProtocolErrorIsAWarningAndAsAToolResultIsNot() {
+        String error = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":%s,\"message\":\"row 7 is locked\"}}";
+        for (String code : List.of("-32000", "-32099", "42", "-1")) {
+            Referee.Report flagged = run(good("< " + CALL_OK, error.formatted(code)));
+            assertThat(flagged.firedIds()).as(code).containsExactly("tools.business-error");
+            assertThat(flagged.violations().get(Check.BUSINESS_ERROR).get(0).detail()).startsWith(
+                    "tool 'echo' (listed, arguments valid) answered with JSON-RPC error " + code + " 'row 7 is locked'");
+        }
+        // JSON-RPC's own codes, and MCP's URL elicitation required, are protocol errors by right
+        for (String code : List.of("-32603", "-32600", "-32042")) {
+            assertThat(run(good("< " + CALL_OK, error.formatted(code))).firedIds()).as(code).isEmpty();
+        }
+        // the twin: the same failure as a tool result
+        assertThat(run(good("< " + CALL_OK, "< " + callResult(",\"isError\":true"))).firedIds()).isEmpty();
+        // arguments the schema refuses: the client's fault, not a business failure
+        String badCall = "> " + CALL.replace("\"hi\"", "5");
+        assertThat(run(good("> " + CALL, badCall, "< " + CALL_OK, error.formatted("-32000"))).firedIds())
+                .containsExactly("tools.call-arguments");
+        // no tools/list: no verdict on the arguments, so none on the error
+        assertThat(run(good("> " + LIST, null, "< " + LIST_OK, null, "< " + CALL_OK, error.formatted("-32000")))
+                .firedIds()).isEmpty();
+    }
+
+    @Test
+    void invalidArgumentsAnsweredWithASuccessfulResultAreAWarningAndWithAToolErrorAreNot() {
+        String badCall = "> " + CALL.replace("\"hi\"", "5");
+        Referee.Report accepted = run(good("> " + CALL, badCall));
+        assertThat(accepted.firedIds()).containsExactly("tools.call-arguments", "tools.invalid-arguments-accepted");
+        assertThat(accepted.violations().get(Check.INVALID_ARGUMENTS_ACCEPTED).get(0).detail())
+                .startsWith("tool 'echo' answered a call whose arguments its inputSchema refuses with a successful result");
+        assertThat(run(good("> " + CALL, badCall, "< " + CALL_OK, "< " + callResult(",\"isError\":true"))).firedIds())
+                .containsExactly("tools.call-arguments");
+        assertThat(run(good("> " + CALL, badCall, "< " + CALL_OK,
+                "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"m: not a string\"}}"))
+                .firedIds()).containsExactly("tools.call-arguments");
     }
 }
