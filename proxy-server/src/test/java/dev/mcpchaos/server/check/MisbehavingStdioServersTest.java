@@ -136,7 +136,23 @@ class MisbehavingStdioServersTest {
                                 + "{\"name\":\"send mail!\",\"inputSchema\":{\"type\":\"object\"}}")), c.onCall(), "echo",
                         true),
                 new Server("unknown-tool", List.of("tools.unknown-tool-result"), c.onInit(), c.onInitialized(),
-                        c.onList(), c.onCall(), "nope", true));
+                        c.onList(), c.onCall(), "nope", true),
+                new Server("structured-content", List.of("tools.structured-content"), c.onInit(), c.onInitialized(),
+                        List.of(badList.formatted("{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"},"
+                                + "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}")),
+                        c.onCall(), "echo", true),
+                // the server speaks 2025-11-25 (a published revision it may choose), where -32602 is a tool result's
+                new Server("error-class", List.of("tools.error-class"), List.of(INIT_OK.replace("2025-06-18",
+                        "2025-11-25")), c.onInitialized(), c.onList(), List.of("{\"jsonrpc\":\"2.0\",\"id\":3,"
+                        + "\"error\":{\"code\":-32602,\"message\":\"m is too short\"}}"), "echo", true),
+                new Server("business-error", List.of("tools.business-error"), c.onInit(), c.onInitialized(),
+                        c.onList(), List.of("{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32000,"
+                        + "\"message\":\"row 7 is locked\"}}"), "echo", true),
+                // the schema wants an integer m, the client sends "hi", and the server says yes anyway
+                new Server("invalid-arguments-accepted", List.of("tools.call-arguments",
+                        "tools.invalid-arguments-accepted"), c.onInit(), c.onInitialized(),
+                        List.of(LIST_OK.replace("\"type\":\"string\"", "\"type\":\"integer\"")), c.onCall(), "echo",
+                        true));
     }
 
     @TempDir
