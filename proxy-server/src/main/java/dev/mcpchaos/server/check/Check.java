@@ -51,6 +51,9 @@ public enum Check {
     ERROR_CLASS("tools.error-class", Severity.WARNING,
             "a tools/call of a listed tool answered with -32602 where 2025-11-25 and later want input validation "
                     + "errors as results with isError: true"),
+    MCP_HEADER_ANNOTATION("tools.mcp-header-annotation", Severity.ERROR,
+            "a 2026-07-28 tool's x-mcp-header annotation is invalid (not a token, a duplicate, not on a string, "
+                    + "integer or boolean property reachable through properties alone)"),
     BUSINESS_ERROR("tools.business-error", Severity.WARNING,
             "a listed tool called with valid arguments was answered with a JSON-RPC error of the server's own code, "
                     + "where a tool's failure is a result with isError: true"),
@@ -68,6 +71,9 @@ public enum Check {
                     + "_meta io.modelcontextprotocol/protocolVersion"),
     MCP_METHOD_HEADER("http.mcp-method-header", Severity.ERROR,
             "a 2026-07-28 request's Mcp-Method header is missing or differs from its method"),
+    MCP_PARAM_HEADER("http.mcp-param-header", Severity.ERROR,
+            "a 2026-07-28 tools/call's Mcp-Param-* headers do not mirror the arguments its tool's x-mcp-header "
+                    + "annotations name"),
     MCP_NAME_HEADER("http.mcp-name-header", Severity.ERROR,
             "a 2026-07-28 tools/call, prompts/get or resources/read's Mcp-Name header is missing or differs from "
                     + "its params.name (params.uri), Base64 sentinel decoded");

@@ -58,6 +58,12 @@ public final class Referee {
     private final Map<Object, SessionState> sessions = new LinkedHashMap<>(16, 0.75f, false);
     /** The proxy's journal, for the {@code client.*} checks; null: those are not made. */
     private java.util.function.Supplier<dev.mcpchaos.rules.journal.JournalSnapshot> journal;
+    /**
+     * The last complete tools/list of a sessionless revision (2026-07-28), whatever request asked:
+     * each request there is a session of its own, so a tools/call is judged by it.
+     */
+    private Set<String> sessionlessTools;
+    private Map<String, ToolSchemas> sessionlessToolSchemas;
     private long messages;
     private long untracked;
     private long dropped;
@@ -353,6 +359,16 @@ public final class Referee {
             case "resources/read" -> "uri";
             default -> null;
         };
+        if (method.equals("tools/call") && params != null) {
+            SessionState s = sessions.get(m.sessionKey());
+            Map<String, ToolSchemas> listed = s != null ? s.toolSchemas() : sessionlessToolSchemas;
+            ToolSchemas known = listed != null ? listed.get(text(params.get("name"))) : null;
+            if (known != null && known.headers() != null && known.headers().problems().isEmpty()) {
+                for (String problem : ParamHeaders.mismatches(known.headers().bindings(), params.get("arguments"), h)) {
+                    violate(Check.MCP_PARAM_HEADER, problem, m, id, method);
+                }
+            }
+        }
         if (field != null) {
             String body = params != null ? text(params.get(field)) : null;
             String nameHeader = h.get("mcp-name");
@@ -513,6 +529,21 @@ public final class Referee {
         Set<String> toolsInProgress;
         /** The schemas of the tools of the last complete tools/list (compiled when first used), by name. */
         Map<String, ToolSchemas> toolSchemas;
+
+        /** Whether the session speaks a revision without initialize, where each request stands alone. */
+        boolean sessionless() {
+            return spokenVersion != null && spokenVersion.compareTo(FIRST_SESSIONLESS_REVISION) >= 0;
+        }
+
+        /** The tools of this session's last tools/list; for a sessionless one, the last any request got. */
+        Set<String> tools() {
+            return tools == null && sessionless() ? sessionlessTools : tools;
+        }
+
+        /** The schemas of {@link #tools()}. */
+        Map<String, ToolSchemas> toolSchemas() {
+            return toolSchemas == null && sessionless() ? sessionlessToolSchemas : toolSchemas;
+        }
         Map<String, ToolSchemas> toolSchemasInProgress;
 
         SessionState() {
@@ -649,6 +680,10 @@ public final class Referee {
             if (!fromClient && method.equals("notifications/tools/list_changed")) {
                 tools = null; // the next tools/list says what there is
                 toolSchemas = null;
+                if (sessionless()) {
+                    sessionlessTools = null;
+                    sessionlessToolSchemas = null;
+                }
             }
         }
 
@@ -684,7 +719,7 @@ public final class Referee {
                 case "initialize" -> initialized(m, id, result);
                 case "tools/list" -> toolsListed(m, id, p, result);
                 case "tools/call" -> {
-                    if (tools != null && p.tool != null && !tools.contains(p.tool)) {
+                    if (tools() != null && p.tool != null && !tools().contains(p.tool)) {
                         violate(Check.UNKNOWN_TOOL_RESULT, "a tools/call of '" + p.tool + "', which tools/list does not "
                                 + "list, was answered with a result (expected: a JSON-RPC error, such as -32602)", m,
                                 id, p.method);
@@ -705,7 +740,7 @@ public final class Referee {
          * -32603 (the server failed) is never flagged.
          */
         private void checkErrorClass(Message m, Object id, Pending p, JsonNode error) {
-            if (!"tools/call".equals(p.method) || p.tool == null || tools == null || !tools.contains(p.tool)
+            if (!"tools/call".equals(p.method) || p.tool == null || tools() == null || !tools().contains(p.tool)
                     || spokenVersion == null || spokenVersion.compareTo("2025-11-25") < 0
                     || error.path("code").asInt(0) != -32602) {
                 return;
@@ -722,7 +757,7 @@ public final class Referee {
          * unknown tool, a broken schema).
          */
         private Boolean checkArguments(Message m, Object id, String tool, JsonNode arguments) {
-            ToolSchemas known = toolSchemas != null ? toolSchemas.get(tool) : null;
+            ToolSchemas known = toolSchemas() != null ? toolSchemas().get(tool) : null;
             com.networknt.schema.Schema input = known != null ? known.input(schemas) : null;
             if (input == null) {
                 return null;
@@ -738,9 +773,11 @@ public final class Referee {
 
         /**
          * A listed tool called with arguments valid against its schema, answered with a JSON-RPC
-         * error of the server's own (a code outside JSON-RPC's reserved range, or a server error
-         * -32000..-32099 but -32042, URL elicitation required): most likely the tool's own failure,
-         * which the spec wants as a result with isError: true, so that the model can see it.
+         * error of the server's own (a code outside JSON-RPC's reserved range, or an
+         * implementation-defined server error -32000..-32019 but MCP's -32002; -32020..-32099 are
+         * the codes MCP allocates, such as -32020 HeaderMismatch and -32042 URL elicitation
+         * required): most likely the tool's own failure, which the spec wants as a result with
+         * isError: true, so that the model can see it.
          */
         private void checkBusinessError(Message m, Object id, Pending p, JsonNode error) {
             if (!"tools/call".equals(p.method) || !Boolean.TRUE.equals(p.argumentsValid)
@@ -749,9 +786,9 @@ public final class Referee {
             }
             long code = error.path("code").longValue();
             boolean reserved = code >= -32768 && code <= -32000;
-            boolean serverError = code >= -32099 && code <= -32000;
-            if ((reserved && !serverError) || code == -32042) {
-                return; // JSON-RPC's own codes (error-class judges -32602), and MCP's URL elicitation
+            boolean implementationDefined = code >= -32019 && code <= -32000 && code != -32002;
+            if (reserved && !implementationDefined) {
+                return; // JSON-RPC's own codes (error-class judges -32602), and those MCP allocates
             }
             violate(Check.BUSINESS_ERROR, "tool '" + p.tool + "' (listed, arguments valid) answered with JSON-RPC error "
                     + code + " '" + excerpt(error.path("message").asText("")) + "' (expected: a result with isError: "
@@ -771,7 +808,7 @@ public final class Referee {
 
         /** A tool with an outputSchema: a successful result carries structuredContent valid against it. */
         private void checkStructuredContent(Message m, Object id, Pending p, JsonNode result) {
-            ToolSchemas known = toolSchemas != null && p.tool != null ? toolSchemas.get(p.tool) : null;
+            ToolSchemas known = toolSchemas() != null && p.tool != null ? toolSchemas().get(p.tool) : null;
             if (known == null || known.outputNode() == null || result.path("isError").asBoolean(false)) {
                 return;
             }
@@ -826,8 +863,15 @@ public final class Referee {
                     JsonNode outputSchema = tool.get("outputSchema");
                     if (name != null) {
                         // A broken schema gives no verdict on calls or results: tools.*-schema says what is wrong.
+                        ParamHeaders.Scan headers = ParamHeaders.scan(tool.get("inputSchema"));
                         toolSchemasInProgress.put(name, new ToolSchemas(input.isEmpty() ? tool.get("inputSchema") : null,
-                                outputSchema != null && schemas.problems(outputSchema).isEmpty() ? outputSchema : null));
+                                outputSchema != null && schemas.problems(outputSchema).isEmpty() ? outputSchema : null,
+                                headers));
+                        if (!headers.problems().isEmpty() && spokenVersion != null
+                                && spokenVersion.compareTo(FIRST_SESSIONLESS_REVISION) >= 0) {
+                            violate(Check.MCP_HEADER_ANNOTATION, label + ": " + String.join("; ", headers.problems())
+                                    + " (a client must leave the tool out of tools/list)", m, id, p.method);
+                        }
                     }
                     if (!input.isEmpty()) {
                         violate(Check.INPUT_SCHEMA, label + ": inputSchema " + String.join("; ", input), m, id,
@@ -851,6 +895,11 @@ public final class Referee {
                 toolsInProgress = null;
                 toolSchemas = toolSchemasInProgress;
                 toolSchemasInProgress = null;
+                if (sessionless()) {
+                    // The next request may come on another connection, a session of its own: it is the server's list.
+                    sessionlessTools = tools;
+                    sessionlessToolSchemas = toolSchemas;
+                }
             }
         }
     }
@@ -913,14 +962,21 @@ public final class Referee {
     private static final class ToolSchemas {
         private final JsonNode inputNode;
         private final JsonNode outputNode;
+        private final ParamHeaders.Scan headers;
         private com.networknt.schema.Schema input;
         private com.networknt.schema.Schema output;
         private boolean inputCompiled;
         private boolean outputCompiled;
 
-        ToolSchemas(JsonNode inputNode, JsonNode outputNode) {
+        ToolSchemas(JsonNode inputNode, JsonNode outputNode, ParamHeaders.Scan headers) {
             this.inputNode = inputNode;
             this.outputNode = outputNode;
+            this.headers = headers;
+        }
+
+        /** Its x-mcp-header annotations, valid or not. */
+        ParamHeaders.Scan headers() {
+            return headers;
         }
 
         JsonNode outputNode() {

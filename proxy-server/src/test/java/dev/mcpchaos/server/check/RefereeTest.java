@@ -432,14 +432,14 @@ class RefereeTest {
     @Test
     void aListedToolsOwnFailureAsAProtocolErrorIsAWarningAndAsAToolResultIsNot() {
         String error = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":%s,\"message\":\"row 7 is locked\"}}";
-        for (String code : List.of("-32000", "-32099", "42", "-1")) {
+        for (String code : List.of("-32000", "-32019", "42", "-1")) {
             Referee.Report flagged = run(good("< " + CALL_OK, error.formatted(code)));
             assertThat(flagged.firedIds()).as(code).containsExactly("tools.business-error");
             assertThat(flagged.violations().get(Check.BUSINESS_ERROR).get(0).detail()).startsWith(
                     "tool 'echo' (listed, arguments valid) answered with JSON-RPC error " + code + " 'row 7 is locked'");
         }
         // JSON-RPC's own codes, and MCP's URL elicitation required, are protocol errors by right
-        for (String code : List.of("-32603", "-32600", "-32042")) {
+        for (String code : List.of("-32603", "-32600", "-32042", "-32020", "-32099", "-32002")) {
             assertThat(run(good("< " + CALL_OK, error.formatted(code))).firedIds()).as(code).isEmpty();
         }
         // the twin: the same failure as a tool result
@@ -465,5 +465,85 @@ class RefereeTest {
         assertThat(run(good("> " + CALL, badCall, "< " + CALL_OK,
                 "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"m: not a string\"}}"))
                 .firedIds()).containsExactly("tools.call-arguments");
+    }
+
+    // ---- 2026-07-28 custom headers from tool parameters (x-mcp-header, Mcp-Param-*) ----
+
+    private static final String MODERN_LIST = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{"
+            + META + "}}";
+    private static final String SQL_SCHEMA = "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\","
+            + "\"x-mcp-header\":\"Region\"},\"limits\":{\"type\":\"object\",\"properties\":{\"rows\":{\"type\":"
+            + "\"integer\",\"x-mcp-header\":\"Rows\"}}},\"query\":{\"type\":\"string\"}}}";
+
+    /** tools/list on one connection (a session of its own), then one call on another, with these headers. */
+    private static Referee.Report listedThenCalled(String inputSchema, String arguments, String... headers) {
+        Referee referee = new Referee();
+        java.util.Map<String, String> listHeaders = java.util.Map.of("mcp-protocol-version", "2026-07-28",
+                "mcp-method", "tools/list");
+        referee.observe(new Referee.Message("http-1", "http-1", Direction.CLIENT_TO_SERVER, 0, 0, MODERN_LIST, false,
+                false, listHeaders));
+        referee.observe(new Referee.Message("http-1", "http-1", Direction.SERVER_TO_CLIENT, 1, 10,
+                "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"tools\":[{\"name\":\"execute_sql\",\"inputSchema\":"
+                        + inputSchema + "}]}}", false, false));
+        java.util.Map<String, String> mcp = new java.util.TreeMap<>(java.util.Map.of("mcp-protocol-version",
+                "2026-07-28", "mcp-method", "tools/call", "mcp-name", "execute_sql"));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            mcp.put(headers[i].toLowerCase(java.util.Locale.ROOT), headers[i + 1]);
+        }
+        referee.observe(new Referee.Message("http-2", "http-2", Direction.CLIENT_TO_SERVER, 2, 20,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_sql\","
+                        + "\"arguments\":" + arguments + "," + META + "}}", false, false, mcp));
+        referee.observe(new Referee.Message("http-2", "http-2", Direction.SERVER_TO_CLIENT, 3, 30,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[]}}", false, false));
+        referee.finish();
+        return referee.report();
+    }
+
+    @Test
+    void mcpParamHeadersMirrorTheAnnotatedArgumentsAndEachMismatchIsFlagged() {
+        String args = "{\"region\":\"us-west1\",\"limits\":{\"rows\":42},\"query\":\"SELECT 1\"}";
+        assertThat(listedThenCalled(SQL_SCHEMA, args, "Mcp-Param-Region", "us-west1", "Mcp-Param-Rows", "42")
+                .firedIds()).as("headers right, names any case, across two connections").isEmpty();
+        assertThat(listedThenCalled(SQL_SCHEMA, args, "mcp-param-region", "=?base64?dXMtd2VzdDE=?=",
+                "Mcp-Param-Rows", "42.0").firedIds()).as("a sentinel decoded, integers numerically").isEmpty();
+        Referee.Report missing = listedThenCalled(SQL_SCHEMA, args, "Mcp-Param-Region", "us-west1");
+        assertThat(missing.firedIds()).containsExactly("http.mcp-param-header");
+        assertThat(missing.violations().get(Check.MCP_PARAM_HEADER).get(0).detail())
+                .isEqualTo("no Mcp-Param-Rows header; arguments/limits/rows is 42");
+        Referee.Report lying = listedThenCalled(SQL_SCHEMA, args, "Mcp-Param-Region", "eu-west1", "Mcp-Param-Rows",
+                "42");
+        assertThat(lying.violations().get(Check.MCP_PARAM_HEADER).get(0).detail())
+                .isEqualTo("Mcp-Param-Region 'eu-west1' but arguments/region is \"us-west1\"");
+        // a value the arguments do not have: no header expected, and one sent is flagged
+        assertThat(listedThenCalled(SQL_SCHEMA, "{\"query\":\"SELECT 1\"}").firedIds()).isEmpty();
+        Referee.Report extra = listedThenCalled(SQL_SCHEMA, "{\"query\":\"SELECT 1\"}", "Mcp-Param-Region", "x");
+        assertThat(extra.firedIds()).containsExactly("http.mcp-param-header");
+        assertThat(extra.violations().get(Check.MCP_PARAM_HEADER).get(0).detail())
+                .isEqualTo("Mcp-Param-Region 'x' sent, but arguments/region has no value (expected: no header)");
+    }
+
+    @Test
+    void anInvalidXMcpHeaderAnnotationMakesTheToolDefinitionInvalid() {
+        String[] invalid = {
+            "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"Re gion\"}}}",
+            "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"number\",\"x-mcp-header\":\"R\"}}}",
+            "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"x-mcp-header\":\"Dup\"},"
+                    + "\"b\":{\"type\":\"string\",\"x-mcp-header\":\"dup\"}}}",
+            "{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+                    + "\"x-mcp-header\":\"L\"}}}}",
+            "{\"type\":\"object\",\"anyOf\":[{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"R\"}}}]}",
+        };
+        String[] why = {"is not an HTTP token", "is on a property of type \"number\"", "is used twice",
+            "at /properties/l/items is not reachable", "at /anyOf/0/properties/r is not reachable"};
+        for (int i = 0; i < invalid.length; i++) {
+            Referee.Report report = listedThenCalled(invalid[i], "{}");
+            assertThat(report.firedIds()).as(invalid[i]).containsExactly("tools.mcp-header-annotation");
+            assertThat(report.violations().get(Check.MCP_HEADER_ANNOTATION).get(0).detail()).contains(why[i]);
+        }
+        // the twins: valid annotations, and none at all; and on 2025 sessions the annotation means nothing
+        assertThat(listedThenCalled(SQL_SCHEMA, "{}").firedIds()).isEmpty();
+        assertThat(listedThenCalled("{\"type\":\"object\"}", "{}").firedIds()).isEmpty();
+        assertThat(run(good("< " + LIST_OK, "< " + LIST_OK.replace("\"type\":\"string\"",
+                "\"type\":\"string\",\"x-mcp-header\":\"bad name\""))).firedIds()).isEmpty();
     }
 }
