@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
@@ -32,7 +30,7 @@ class ClientChecksLiveTest {
     private static final String ADD = "\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}}";
     private static final String LIST = "\"method\":\"tools/list\"}";
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final McpPosts posts = new McpPosts();
 
     /** The report of a proxy with {@code rules} after {@code client} talked to it. */
     private Referee.Report run(String rules, Client client) throws Exception {
@@ -157,13 +155,6 @@ class ClientChecksLiveTest {
 
     private HttpResponse<String> post(URI uri, String session, String body, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (session != null) {
-            request.header("Mcp-Session-Id", session);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return posts.post(uri, session, body, timeout);
     }
 }

@@ -14,8 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -52,7 +50,7 @@ class MisbehavingHttpServersTest {
     @TempDir
     Path dir;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final McpPosts posts = new McpPosts();
 
     /** A server that answers each request with its scenario's lines; a notification's lines ride the next answer. */
     private static HttpServer serve(MisbehavingStdioServersTest.Server s) throws IOException {
@@ -125,23 +123,7 @@ class MisbehavingHttpServersTest {
     }
 
     private HttpResponse<String> post(URI mcp, String session, String body) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(mcp).timeout(Duration.ofSeconds(20))
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (session != null) {
-            request.header("Mcp-Session-Id", session);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** What two reports must agree on: which check, which way, which id and method, and why. */
-    private static List<String> keys(Referee.Report report) {
-        List<String> keys = new ArrayList<>();
-        for (Violation v : report.all()) {
-            keys.add(v.check().id() + " " + v.dir() + " " + v.id() + " " + v.method() + " " + v.detail());
-        }
-        return keys;
+        return posts.post(mcp, session, body, Duration.ofSeconds(20));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -155,6 +137,7 @@ class MisbehavingHttpServersTest {
 
         Referee offline = new Referee();
         CassetteCheck.feed(offline, cassette);
-        assertThat(keys(offline.report())).as("the cassette's violations").isEqualTo(keys(live));
+        assertThat(MisbehavingStdioServersTest.keys(offline.report())).as("the cassette's violations")
+                .isEqualTo(MisbehavingStdioServersTest.keys(live));
     }
 }

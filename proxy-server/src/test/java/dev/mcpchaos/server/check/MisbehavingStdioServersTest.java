@@ -256,7 +256,7 @@ class MisbehavingStdioServersTest {
     }
 
     /** What two reports must agree on: which check, which way, which id and method, and why. */
-    private static List<String> keys(Referee.Report report) {
+    static List<String> keys(Referee.Report report) {
         List<String> keys = new ArrayList<>();
         for (Violation v : report.all()) {
             if (v.check() != Check.UNTERMINATED_LINE) {
