@@ -88,6 +88,9 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
     private URI upstream;
     /** The cassettes a replayed server plays (read once; each start makes a fresh replay of them). */
     private List<Cassette> cassettes;
+    private OnExhausted onExhausted = OnExhausted.LAST;
+    private dev.mcpchaos.server.replay.Timing timing = dev.mcpchaos.server.replay.Timing.NONE;
+    private dev.mcpchaos.server.replay.Matching matching = dev.mcpchaos.server.replay.Matching.DEFAULT;
     private RuleSet rules;
     private Long seed;
     private Lifecycle lifecycle;
@@ -206,6 +209,35 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
     /** The proxy starts with these rules. */
     public McpChaosExtension rules(RuleSet rules) {
         this.rules = Objects.requireNonNull(rules, "rules");
+        return this;
+    }
+
+    /**
+     * For a replay: what to answer once a request's recordings are used up (default
+     * {@link OnExhausted#LAST}: the last one again).
+     */
+    public McpChaosExtension onExhausted(OnExhausted whenUsedUp) {
+        this.onExhausted = Objects.requireNonNull(whenUsedUp, "whenUsedUp");
+        return replayOnly("onExhausted");
+    }
+
+    /** For a replay: when answers go (default {@code Timing.NONE}: at once; {@code Timing.RECORDED}, {@code scaled(F)}). */
+    public McpChaosExtension timing(dev.mcpchaos.server.replay.Timing pace) {
+        this.timing = Objects.requireNonNull(pace, "pace");
+        return replayOnly("timing");
+    }
+
+    /** For a replay: how requests are matched to recordings (default {@code Matching.DEFAULT}). */
+    public McpChaosExtension matching(dev.mcpchaos.server.replay.Matching how) {
+        this.matching = Objects.requireNonNull(how, "how");
+        return replayOnly("matching");
+    }
+
+    private McpChaosExtension replayOnly(String setting) {
+        if (kind != Kind.REPLAY_STDIO && kind != Kind.REPLAY_HTTP) {
+            throw new IllegalStateException(setting + ": only for a replayed server (expected: "
+                    + "McpChaosExtension.replayHttp(...) or .replayStdio(...) first)");
+        }
         return this;
     }
 
@@ -432,6 +464,14 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
                 throw new ExtensionConfigurationException("@McpChaosTest(replay = ...) on "
                         + context.getRequiredTestClass().getName() + ": " + e.getMessage(), e);
             }
+            onExhausted = a.replayOnExhausted();
+            matching = dev.mcpchaos.server.replay.Matching.of(a.replayMatch(), List.of());
+            try {
+                timing = dev.mcpchaos.server.replay.Timing.parse(a.replayTiming());
+            } catch (IllegalArgumentException e) {
+                throw new ExtensionConfigurationException("@McpChaosTest(replayTiming = \"" + a.replayTiming()
+                        + "\") on " + context.getRequiredTestClass().getName() + ": " + e.getMessage(), e);
+            }
         } else if (a.stdio().length > 0) {
             kind = Kind.STDIO;
             command = List.of(a.stdio());
@@ -479,7 +519,7 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
             switch (kind) {
                 case REPLAY_STDIO: {
                     stdio = new StdioClientSide();
-                    StdioReplay replay = new StdioReplay(cassettes, OnExhausted.LAST);
+                    StdioReplay replay = new StdioReplay(cassettes, onExhausted, timing, matching);
                     unmatched = replay::unmatched;
                     McpChaosProxy.StdioBuilder b = McpChaosProxy.replay(replay)
                             .clientInput(stdio.proxyInput())
@@ -489,7 +529,7 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
                     break;
                 }
                 case REPLAY_HTTP: {
-                    HttpReplay replay = new HttpReplay(cassettes, OnExhausted.LAST);
+                    HttpReplay replay = new HttpReplay(cassettes, onExhausted, timing, matching);
                     unmatched = replay::unmatched;
                     HttpProxyBuilder b = McpChaosProxy.replay(replay);
                     apply(b, runSeed);

@@ -69,6 +69,25 @@ public @interface McpChaosTest {
     /** The transport a {@link #replay()} is served over: HTTP (default) or STDIO. */
     dev.mcpchaos.core.transport.TransportKind replayOver() default dev.mcpchaos.core.transport.TransportKind.HTTP;
 
+    /**
+     * What a {@link #replay()} answers once a request's recordings are used up: the last one again
+     * (default) or a JSON-RPC error, as {@code mcp-chaos replay --on-exhausted}.
+     */
+    dev.mcpchaos.server.replay.OnExhausted replayOnExhausted() default dev.mcpchaos.server.replay.OnExhausted.LAST;
+
+    /**
+     * When a {@link #replay()} answers: {@code none} (at once, default), {@code recorded} (as late as
+     * the server did) or {@code scaled:F}, as {@code mcp-chaos replay --timing}.
+     */
+    String replayTiming() default "none";
+
+    /**
+     * How a {@link #replay()} matches a request to a recording: {@code default} (method and params,
+     * {@code _meta}, ids and progress tokens aside), {@code sequential} or {@code strict}, as
+     * {@code mcp-chaos replay --match}.
+     */
+    dev.mcpchaos.server.replay.MatchMode replayMatch() default dev.mcpchaos.server.replay.MatchMode.DEFAULT;
+
     /** A rule file on the classpath (YAML, or JSON for {@code .json}), such as {@code /chaos/rules.yaml}; default none. */
     String rules() default "";
 
