@@ -79,7 +79,7 @@ public final class SecretRedactor {
     /** {@code name: value} or {@code name=value} outside JSON: a header, a query string, a config line. */
     private static final Pattern TEXT_MEMBER = Pattern.compile(
             "(?<![\\w.-])([A-Za-z][\\w.-]{0,63})(\\s*[:=]\\s*)"
-                    + "((?:(?i:bearer|basic|token|digest)\\s+)?[^\\s\"'&,;<>\\\\\\[]+)");
+                    + "((?:(?i:bearer|basic|token|digest)\\s+)?)([^\\s\"'&,;<>\\\\\\[]+)");
     private static final Pattern URL_PASSWORD = Pattern.compile("(://[^/\\s:@\"'\\\\]+:)[^/\\s@\"'\\\\]+(@)");
     private static final Pattern AUTH_SCHEME = Pattern.compile(
             START + "((?i:bearer|basic)\\s+)([A-Za-z0-9._~+/=-]{8,})");
@@ -181,8 +181,10 @@ public final class SecretRedactor {
             if (sb == null) {
                 sb = new StringBuilder(text.length());
             }
-            sb.append(text, last, m.start(3)).append(placeholder.apply(m.group(3)));
-            last = m.end(3);
+            // The scheme stays readable and out of the placeholder: the same token is then the same
+            // placeholder after "Bearer " as on its own, as the recorder's headers have it.
+            sb.append(text, last, m.start(4)).append(placeholder.apply(m.group(4)));
+            last = m.end(4);
             from = last;
         }
         return sb == null ? text : sb.append(text, last, text.length()).toString();

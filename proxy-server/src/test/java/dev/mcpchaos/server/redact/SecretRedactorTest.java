@@ -55,7 +55,7 @@ class SecretRedactorTest {
     void headerAndQueryLikeTextIsRedacted() {
         assertThat(SecretRedactor.redact("{\"cmd\":\"curl -H 'Authorization: Bearer abc' -H 'Accept: */*' "
                 + "https://h/x?access_token=t0k&page=2\"}"))
-                .isEqualTo("{\"cmd\":\"curl -H 'Authorization: " + R + "' -H 'Accept: */*' https://h/x?access_token="
+                .isEqualTo("{\"cmd\":\"curl -H 'Authorization: Bearer " + R + "' -H 'Accept: */*' https://h/x?access_token="
                         + R + "&page=2\"}");
         assertThat(SecretRedactor.redact("GET / HTTP/1.1\r\nCookie: sid=abc; theme=dark\r\nHost: h"))
                 .isEqualTo("GET / HTTP/1.1\r\nCookie: " + R + "\r\nHost: h");
