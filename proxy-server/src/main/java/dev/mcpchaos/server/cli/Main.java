@@ -36,6 +36,7 @@ public final class Main implements Runnable {
         commands.put("validate", ValidateCommand::new);
         commands.put("rules", RulesCommand::new);
         commands.put("replay", ReplayCommand::new);
+        commands.put("import", ImportCommand::new);
         commands.put("check", CheckCommand::new);
         commands.put("diff", DiffCommand::new);
         return commands;

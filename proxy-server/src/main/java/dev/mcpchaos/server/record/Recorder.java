@@ -495,7 +495,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         closeAll(); // what is still queued is passed over: the loop skips it once stopped
     }
 
-    private static String version() {
+    static String version() {
         try (InputStream in = Recorder.class.getResourceAsStream("/dev/mcpchaos/server/version.properties")) {
             if (in != null) {
                 Properties properties = new Properties();

@@ -1,0 +1,112 @@
+package dev.mcpchaos.server.cli;
+
+import dev.mcpchaos.server.record.CassetteException;
+import dev.mcpchaos.server.record.Recording;
+import dev.mcpchaos.server.record.TranscriptImport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code mcp-chaos import TRANSCRIPT}: a direction-and-line transcript of a stdio session made a cassette. */
+@Command(name = "import",
+        mixinStandardHelpOptions = true,
+        description = {"Make a cassette (see docs/record-replay.md) from a transcript of a stdio session that has one "
+                + "message a line and the way it went: JSON lines such as {\"direction\":\"c2s\",\"line\":\"{...}\"} "
+                + "(or dir, raw, message; an optional t in ms), or lines starting with > (client to server) and < "
+                + "(server to client). Secrets are redacted as a recording redacts them. Exit code 2 for a "
+                + "transcript that cannot be read, naming its line."},
+        footer = {"", "Examples:", "  mcp-chaos import fixtures/seed-000.jsonl -o cassettes/seed-000.ndjson",
+            "  mcp-chaos import session.log --redact-env API_TOKEN > cassettes/session.ndjson"})
+final class ImportCommand implements Callable<Integer> {
+
+    /** The exit code for a transcript that cannot be read or a cassette that cannot be written. */
+    static final int REFUSED = 2;
+
+    @Parameters(paramLabel = "TRANSCRIPT", description = "The transcript to import.")
+    Path transcript;
+
+    @Option(names = {"-o", "--out"}, paramLabel = "FILE",
+            description = "Where the cassette goes (replaced; written whole or not at all). Default: stdout.")
+    Path out;
+
+    @Option(names = "--redact-path", paramLabel = "PATH",
+            description = "A value always redacted: a JSON pointer (/params/arguments/password) or a dotted glob "
+                    + "(params.arguments.*). Repeatable.")
+    List<String> paths = new ArrayList<>();
+
+    @Option(names = "--redact-env", paramLabel = "NAME",
+            description = "An environment variable whose value is redacted wherever it appears. Repeatable.")
+    List<String> variables = new ArrayList<>();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Recording redaction = Recording.toFile(out != null ? out : Path.of("stdout"));
+        try {
+            paths.forEach(redaction::redactPath);
+            variables.forEach(redaction::redactEnv);
+        } catch (IllegalArgumentException e) {
+            return refuse("--" + e.getMessage().replaceFirst("^redact (\\w+)", "redact-$1"));
+        }
+        if (!Files.isReadable(transcript)) {
+            return refuse(transcript + ": " + (Files.exists(transcript) ? "cannot be read" : "no such file"));
+        }
+        try {
+            TranscriptImport.Result result;
+            if (out == null) {
+                ByteArrayOutputStream cassette = new ByteArrayOutputStream();
+                result = convert(cassette, redaction);
+                spec.commandLine().getOut().print(cassette.toString(StandardCharsets.UTF_8));
+                spec.commandLine().getOut().flush();
+            } else {
+                Path absolute = out.toAbsolutePath();
+                Path tmp = Files.createTempFile(absolute.getParent(), ".import", ".tmp");
+                try {
+                    try (OutputStream file = Files.newOutputStream(tmp)) {
+                        result = convert(file, redaction);
+                    }
+                    Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                } finally {
+                    Files.deleteIfExists(tmp);
+                }
+            }
+            spec.commandLine().getErr().println("mcp-chaos: " + transcript + ": " + result.messages() + " message"
+                    + (result.messages() == 1 ? "" : "s") + (result.unparsed() > 0 ? " (" + result.unparsed()
+                    + " not JSON, kept as raw text)" : "") + ", " + result.secrets() + " secret"
+                    + (result.secrets() == 1 ? "" : "s") + " redacted" + (out != null ? " -> " + out : ""));
+            return 0;
+        } catch (CassetteException e) {
+            return refuse(e.getMessage());
+        } catch (IOException e) {
+            return refuse((out != null ? out : transcript) + ": " + e.getMessage());
+        }
+    }
+
+    private TranscriptImport.Result convert(OutputStream cassette, Recording redaction) throws IOException {
+        try (Reader in = Files.newBufferedReader(transcript, StandardCharsets.UTF_8)) {
+            return TranscriptImport.convert(in, transcript.toString(), cassette, redaction, Instant.now());
+        }
+    }
+
+    private int refuse(String message) {
+        spec.commandLine().getErr().println("mcp-chaos: " + message);
+        return REFUSED;
+    }
+}
