@@ -275,8 +275,45 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
                 && !c.method().equals("initialize")) {
             // A session that does not begin with initialize (a sessionless 2026-07-28 request, or a
             // session begun before the recording) has its final name already and nothing to
-            // negotiate: its lines go now, in the order they came, not after the wait.
+            // negotiate: its lines go now, in the order they came, not after the wait. Unless it
+            // is a sessionless request whose cassette has no header yet: the server says who it
+            // is only in its answers then (result _meta), so the header waits for one.
+            if (headerPending() && sessionless(c)) {
+                state.awaitingAnswer = true;
+            } else {
+                release(state, c.session());
+            }
+        } else if (state.awaitingAnswer && c.direction() == Direction.SERVER_TO_CLIENT && c.answersMethod() != null) {
             release(state, c.session());
+            releaseAwaiting(); // the header is written now: the others need not wait for theirs
+        }
+    }
+
+    /** Whether the next session released writes a header: always in a directory (a file each). */
+    private boolean headerPending() {
+        return single == null || !single.headerWritten;
+    }
+
+    private static boolean sessionless(Captured c) {
+        JsonNode meta = metaOf(parse(c.bytes()));
+        return meta != null && meta.path(META_PROTOCOL_VERSION).isTextual();
+    }
+
+    /** Releases the sessionless sessions held for a header that one cassette file now has, in arrival order. */
+    private void releaseAwaiting() {
+        if (single == null || !single.headerWritten) {
+            return;
+        }
+        List<SessionState> waiting = new ArrayList<>();
+        for (SessionState state : sessions.values()) {
+            if (state.awaitingAnswer && state.file == null && !state.held.isEmpty()) {
+                waiting.add(state);
+            }
+        }
+        waiting.sort(java.util.Comparator.comparingLong(SessionState::heldSince));
+        for (SessionState state : waiting) {
+            Object first = state.held.get(0);
+            release(state, first instanceof Captured c ? c.session() : ((Gap) first).session());
         }
     }
 
@@ -378,8 +415,25 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
                 JsonNode meta = held instanceof Captured c && c.direction() == Direction.CLIENT_TO_SERVER
                         ? metaOf(parse(c.bytes())) : null;
                 if (meta != null && meta.path(META_PROTOCOL_VERSION).isTextual()) {
+                    // The server names itself in a result's _meta, and server/discover's result
+                    // holds its capabilities: both from the answer the header waited for, if any.
+                    JsonNode answer = null;
+                    String answered = null;
+                    for (Object other : state.held) {
+                        if (other instanceof Captured line && line.direction() == Direction.SERVER_TO_CLIENT
+                                && line.answersMethod() != null) {
+                            JsonNode message = parse(line.bytes());
+                            if (message != null && message.path("result").isObject()) {
+                                answer = message.get("result");
+                                answered = line.answersMethod();
+                                break;
+                            }
+                        }
+                    }
                     return new CassetteHeader(Cassette.FORMAT_VERSION, transport == TransportKind.HTTP ? "http" : "stdio",
-                            recordedAt, "mcp-chaos " + version(), meta.get(META_PROTOCOL_VERSION).asText(), null, null,
+                            recordedAt, "mcp-chaos " + version(), meta.get(META_PROTOCOL_VERSION).asText(),
+                            redactor.message(field(answer != null ? answer.get("_meta") : null, META_SERVER_INFO)),
+                            "server/discover".equals(answered) ? redactor.message(field(answer, "capabilities")) : null,
                             redactor.message(field(meta, META_CLIENT_INFO)),
                             redactor.message(field(meta, META_CLIENT_CAPABILITIES)));
                 }
@@ -396,6 +450,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private static final String META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
     private static final String META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
     private static final String META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+    private static final String META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
     private static JsonNode metaOf(JsonNode message) {
         JsonNode meta = message != null ? message.path("params").get("_meta") : null;
@@ -544,6 +599,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         final List<Object> held = new ArrayList<>();
         final long createdNanos = System.nanoTime();
         CassetteFile file;
+        /** A sessionless request held until its answer, for the header (see {@link #handle}). */
+        boolean awaitingAnswer;
 
         SessionState(long startNanos) {
             this.startNanos = startNanos;

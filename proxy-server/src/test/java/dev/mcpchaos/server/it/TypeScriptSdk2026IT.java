@@ -216,6 +216,8 @@ class TypeScriptSdk2026IT {
         assertThat(verified.allSame()).as(verified.report()).isTrue();
         Cassette recorded = Cassette.read(cassette);
         assertThat(recorded.header().protocolVersion()).as("the header says what was spoken").isEqualTo("2026-07-28");
+        assertThat(recorded.header().serverInfo()).as("who answered, from the first answer's _meta").isNotNull();
+        assertThat(recorded.header().serverInfo().path("name").asText()).isEqualTo("ts-sdk-2026-peer");
         assertThat(recorded.entries()).as("sessionless exchanges in the order they came")
                 .filteredOn(e -> e.direction() == dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER)
                 .extracting(e -> e.method()).containsExactly("server/discover", "tools/list", "tools/call", "tools/call");
