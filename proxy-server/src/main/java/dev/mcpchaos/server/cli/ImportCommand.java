@@ -60,10 +60,13 @@ final class ImportCommand implements Callable<Integer> {
     public Integer call() {
         Recording redaction = Recording.toFile(out != null ? out : Path.of("stdout"));
         try {
-            paths.forEach(redaction::redactPath);
-            variables.forEach(redaction::redactEnv);
-        } catch (IllegalArgumentException e) {
-            return refuse("--" + e.getMessage().replaceFirst("^redact (\\w+)", "redact-$1"));
+            RecordOptions.redact(redaction, List.of(), paths, variables);
+        } catch (OptionValueException e) {
+            return refuse(e.getMessage());
+        }
+        for (String name : redaction.unsetVariables()) {
+            spec.commandLine().getErr().println("mcp-chaos: --redact-env " + name
+                    + ": the variable is not set, so there is nothing to redact");
         }
         if (!Files.isReadable(transcript)) {
             return refuse(transcript + ": " + (Files.exists(transcript) ? "cannot be read" : "no such file"));

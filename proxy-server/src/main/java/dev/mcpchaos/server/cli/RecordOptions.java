@@ -51,6 +51,17 @@ final class RecordOptions {
             return;
         }
         Recording recording = Recording.to(record).afterFaults(afterFaults);
+        redact(recording, headers, paths, variables);
+        builder.record(recording);
+    }
+
+    /**
+     * Gives {@code recording} the redactions these options name (as {@code mcp-chaos import} has
+     * them too).
+     *
+     * @throws OptionValueException naming the option, for a value that cannot be used
+     */
+    static void redact(Recording recording, List<String> headers, List<String> paths, List<String> variables) {
         try {
             headers.forEach(recording::redactHeader);
             paths.forEach(recording::redactPath);
@@ -58,6 +69,5 @@ final class RecordOptions {
         } catch (IllegalArgumentException e) {
             throw new OptionValueException("--" + e.getMessage().replaceFirst("^redact (\\w+)", "redact-$1"));
         }
-        builder.record(recording);
     }
 }

@@ -97,14 +97,10 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     public Recorder(Recording recording, TransportKind transport) {
         this.recording = Objects.requireNonNull(recording, "recording");
         this.transport = Objects.requireNonNull(transport, "transport");
-        for (String name : recording.variables()) {
-            String value = recording.environment().get(name);
-            if (value == null || value.isEmpty()) {
-                log.warn("record: --redact-env {}: the variable is not set, so there is nothing to redact", name);
-            } else {
-                secretValues.add(value);
-            }
+        for (String name : recording.unsetVariables()) {
+            log.warn("record: --redact-env {}: the variable is not set, so there is nothing to redact", name);
         }
+        secretValues.addAll(recording.secretValues());
         Path target = recording.target();
         try {
             if (recording.directory()) {
@@ -301,7 +297,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
 
     /** Releases the sessionless sessions held for a header that one cassette file now has, in arrival order. */
     private void releaseAwaiting() {
-        if (single == null || !single.headerWritten) {
+        if (headerPending()) {
             return;
         }
         List<SessionState> waiting = new ArrayList<>();
@@ -312,8 +308,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         }
         waiting.sort(java.util.Comparator.comparingLong(SessionState::heldSince));
         for (SessionState state : waiting) {
-            Object first = state.held.get(0);
-            release(state, first instanceof Captured c ? c.session() : ((Gap) first).session());
+            release(state, state.session());
         }
     }
 
@@ -327,8 +322,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         for (SessionState state : sessions.values()) {
             if (state.file == null && !state.held.isEmpty() && (all || state.held.size() >= HOLD_MESSAGES
                     || now - state.heldSince() > TimeUnit.MILLISECONDS.toNanos(HOLD_MILLIS))) {
-                Object first = state.held.get(0);
-                release(state, first instanceof Captured c ? c.session() : ((Gap) first).session());
+                release(state, state.session());
             }
         }
     }
@@ -608,6 +602,12 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
 
         long heldSince() {
             return createdNanos;
+        }
+
+        /** The session of the held lines (there must be some). */
+        Session session() {
+            Object first = held.get(0);
+            return first instanceof Captured c ? c.session() : ((Gap) first).session();
         }
     }
 

@@ -137,12 +137,24 @@ public final class Recording {
         return paths;
     }
 
-    Set<String> variables() {
-        return variables;
+    /** The values of the {@link #redactEnv} variables that are set (non-empty), in the order named. */
+    List<String> secretValues() {
+        List<String> values = new ArrayList<>();
+        for (String name : variables) {
+            String value = environment.get(name);
+            if (value != null && !value.isEmpty()) {
+                values.add(value);
+            }
+        }
+        return values;
     }
 
-    Map<String, String> environment() {
-        return environment;
+    /** The {@link #redactEnv} variables that are not set: nothing to redact for them. */
+    public List<String> unsetVariables() {
+        return variables.stream().filter(name -> {
+            String value = environment.get(name);
+            return value == null || value.isEmpty();
+        }).toList();
     }
 
     @Override

@@ -69,7 +69,7 @@ public final class TranscriptImport {
             throw new CassetteException(name + ": no messages (expected: lines such as {\"direction\":\"c2s\","
                     + "\"line\":\"{...}\"} or '> {...}' and '< {...}')");
         }
-        Redactor redactor = new Redactor(redaction.headers(), redaction.paths(), secretValues(redaction));
+        Redactor redactor = new Redactor(redaction.headers(), redaction.paths(), redaction.secretValues());
         List<CassetteEntry> entries = new ArrayList<>(lines.size());
         int unparsed = 0;
         for (Line line : lines) {
@@ -217,17 +217,6 @@ public final class TranscriptImport {
 
     private static JsonNode field(JsonNode node, String name) {
         return node != null ? node.get(name) : null;
-    }
-
-    private static List<String> secretValues(Recording redaction) {
-        List<String> values = new ArrayList<>();
-        for (String variable : redaction.variables()) {
-            String value = redaction.environment().get(variable);
-            if (value != null && !value.isEmpty()) {
-                values.add(value);
-            }
-        }
-        return values;
     }
 
     private static String abbreviate(String text) {

@@ -175,6 +175,17 @@ class ImportCommandTest {
     }
 
     @Test
+    void aRedactEnvVariableThatIsNotSetIsSaidAndTheImportGoesOn() throws IOException {
+        Run run = run("import", transcript("t.log", "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+                .toString(), "--redact-env", "MCP_CHAOS_IMPORT_TEST_NEVER_SET");
+
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.err()).contains("--redact-env MCP_CHAOS_IMPORT_TEST_NEVER_SET: the variable is not set",
+                "1 message, 0 secrets redacted");
+        assertThat(withoutHeader(run.out())).hasSize(1);
+    }
+
+    @Test
     void timesAreKeptWhenTheTranscriptHasThem() throws IOException {
         Run run = run("import", transcript("t.jsonl",
                 "{\"dir\":\"client\",\"t\":0,\"message\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}}\n"
