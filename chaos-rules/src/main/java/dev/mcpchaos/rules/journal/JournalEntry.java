@@ -128,6 +128,15 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
 
     /** This entry with the HTTP status (and headers that matter) a fault answered its exchange with. */
     public JournalEntry withHttp(int status, Map<String, String> headers) {
+        return withHttpOf((Integer) status, headers);
+    }
+
+    /** This entry with {@code other}'s HTTP status and headers (none when it has none). */
+    public JournalEntry withHttpOf(JournalEntry other) {
+        return withHttpOf(other.httpStatus, other.httpHeaders);
+    }
+
+    private JournalEntry withHttpOf(Integer status, Map<String, String> headers) {
         return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
                 requestId, status, headers, faults, delivered, paramsFingerprint, message);
     }

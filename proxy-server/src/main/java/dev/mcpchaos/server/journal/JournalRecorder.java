@@ -105,9 +105,10 @@ public final class JournalRecorder {
             @Override
             public boolean respond(InterceptorContext ctx, dev.mcpchaos.core.frame.Frame frame, int status,
                                    Map<String, String> headers, String body) {
+                Runnable undo = noteHttp(ctx, frame, status, headersThatMatter(headers));
                 boolean answered = delegate.respond(ctx, frame, status, headers, body);
-                if (answered) {
-                    noteHttp(ctx, frame, status, headersThatMatter(headers));
+                if (!answered) {
+                    undo.run();
                 }
                 return answered;
             }
@@ -119,9 +120,11 @@ public final class JournalRecorder {
 
             @Override
             public boolean expireSession(InterceptorContext ctx, Frame frame) {
+                // The transport answers the request as an unknown session.
+                Runnable undo = frame.envelope().isRequest() ? noteHttp(ctx, frame, 404, Map.of()) : () -> { };
                 boolean expired = delegate.expireSession(ctx, frame);
-                if (expired && frame.envelope().isRequest()) {
-                    noteHttp(ctx, frame, 404, Map.of()); // the transport answers it as an unknown session
+                if (!expired) {
+                    undo.run();
                 }
                 return expired;
             }
@@ -140,11 +143,26 @@ public final class JournalRecorder {
         return kept;
     }
 
-    private void noteHttp(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers) {
+    /**
+     * Notes the HTTP answer a fault is about to give, before the transport writes it: a client
+     * that reads the journal as soon as it has the answer finds it there. Returns what takes the
+     * note back, for a fault the transport could not act on.
+     */
+    private Runnable noteHttp(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers) {
         InFlight flight = find(new Key(ctx.session(), frame.route(), frame.direction(), frame.sequence()));
-        if (flight != null) {
-            ring.update(flight.sequence, e -> e.withHttp(status, headers));
+        if (flight == null) {
+            return () -> { };
         }
+        JournalEntry[] before = new JournalEntry[1];
+        ring.update(flight.sequence, e -> {
+            before[0] = e;
+            return e.withHttp(status, headers);
+        });
+        return () -> {
+            if (before[0] != null) {
+                ring.update(flight.sequence, e -> e.withHttpOf(before[0]));
+            }
+        };
     }
 
     private void onFault(FaultEvent event) {

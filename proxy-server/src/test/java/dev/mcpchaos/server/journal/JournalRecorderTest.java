@@ -7,11 +7,13 @@ import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.fault.ConnectionHttpActions;
+import dev.mcpchaos.rules.fault.HttpFaultActions;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalRing;
 import io.netty.buffer.ByteBuf;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static dev.mcpchaos.rules.journal.Messages.toolCall;
@@ -45,13 +48,17 @@ class JournalRecorderTest {
     private long serverSeq;
 
     private void start(String rulesYaml, boolean keepContent) {
+        start(rulesYaml, keepContent, TransportKind.STDIO, ConnectionHttpActions.INSTANCE);
+    }
+
+    private void start(String rulesYaml, boolean keepContent, TransportKind kind, HttpFaultActions transport) {
         channel.freezeTime();
         recorder = new JournalRecorder(new JournalRing(100), keepContent);
         RuleEngine engine = RuleEngine.builder(RuleSet.parse(rulesYaml, "test.yaml")).seed(1)
-                .transport(TransportKind.STDIO).ticker(channel.eventLoop().ticker())
-                .listener(recorder.faults()).httpActions(recorder.httpActions(ConnectionHttpActions.INSTANCE)).build();
+                .transport(kind).ticker(channel.eventLoop().ticker())
+                .listener(recorder.faults()).httpActions(recorder.httpActions(transport)).build();
         chain = new InterceptorChain(List.<FrameInterceptor>of(recorder.arrivals(), engine, recorder.departures()),
-                new Session("stdio"), TransportKind.STDIO, channel.eventLoop(), PooledByteBufAllocator.DEFAULT,
+                new Session("stdio"), kind, channel.eventLoop(), PooledByteBufAllocator.DEFAULT,
                 new NoConnection(), frame -> record(toServer, frame), frame -> record(toClient, frame));
     }
 
@@ -152,6 +159,58 @@ class JournalRecorderTest {
         assertThat(entries()).hasSize(2);
         assertThat(entries().get(1).delivered()).isTrue();
         assertThat(entries().get(1).faults()).extracting(JournalEntry.FaultAction::fault).containsExactly("duplicate");
+    }
+
+    /** A transport that answers (or cannot answer) a fault's HTTP status, noting what the journal said then. */
+    private final class AnsweringTransport implements HttpFaultActions {
+        private final boolean answers;
+        final List<Integer> journalSaidWhenAnswering = new ArrayList<>();
+
+        AnsweringTransport(boolean answers) {
+            this.answers = answers;
+        }
+
+        @Override
+        public boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body) {
+            journalSaidWhenAnswering.add(entries().get(entries().size() - 1).httpStatus());
+            return answers;
+        }
+
+        @Override
+        public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+            return false;
+        }
+
+        @Override
+        public boolean expireSession(InterceptorContext ctx, Frame frame) {
+            return false;
+        }
+    }
+
+    private static final String BUSY = "rules:\n  - name: busy\n    match: {tool: a}\n"
+            + "    fault: {type: http_status, status: 503, headers: {Retry-After: \"2\"}}\n";
+
+    @Test
+    void anHttpStatusIsInTheJournalBeforeTheTransportWritesIt() {
+        AnsweringTransport answering = new AnsweringTransport(true);
+        start(BUSY, false, TransportKind.HTTP, answering);
+        chain.process(frame(Direction.CLIENT_TO_SERVER, call(1, "a")));
+
+        assertThat(answering.journalSaidWhenAnswering).as("a client may read the journal as soon as it has the 503")
+                .containsExactly(503);
+        assertThat(entries().get(0).httpStatus()).isEqualTo(503);
+        assertThat(entries().get(0).httpHeader("Retry-After")).isEqualTo("2");
+    }
+
+    @Test
+    void anHttpStatusTheTransportCouldNotAnswerIsTakenBackOutOfTheJournal() {
+        AnsweringTransport refusing = new AnsweringTransport(false);
+        start(BUSY, false, TransportKind.HTTP, refusing);
+        chain.process(frame(Direction.CLIENT_TO_SERVER, call(1, "a")));
+
+        assertThat(refusing.journalSaidWhenAnswering).containsExactly(503);
+        assertThat(entries().get(0).httpStatus()).as("not answered: the note is taken back").isNull();
+        assertThat(entries().get(0).httpHeaders()).isEmpty();
     }
 
     /** The stdio chain's connection, which these rules never act on. */
