@@ -148,6 +148,12 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private String legacySession;
     /** The session table was told this exchange ended (see {@link HttpSessions#exchangeEnded}). */
     private boolean sessionReleased;
+    /**
+     * The chain may be in the session table: the request named a session, or the table learnt
+     * one from this exchange. A sessionless request's chain is not, and telling the table it
+     * ended took its lock for nothing on every 2026-07-28 request.
+     */
+    private boolean sessionTracked;
 
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
@@ -159,6 +165,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
         this.clientKeepAlive = HttpUtil.isKeepAlive(head);
         String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
+        this.sessionTracked = sessionId != null || legacy != null;
         this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
                 : sessions.chainFor(sessionId, downstream.eventLoop());
         // A legacy GET /sse stream names its session in its first event (endpoint): watch for it.
@@ -635,6 +642,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private void trackSession(HttpResponse response) {
         String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
         if (named != null && sessionId == null) {
+            sessionTracked = true;
             frontend.sessions().learn(named, chain);
         } else if (sessionId != null && (named == null || named.equals(sessionId))
                 && response.status().codeClass() == HttpStatusClass.SUCCESS
@@ -671,6 +679,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         String named = legacyProbe.look(bytes);
         if (named != null) {
             legacySession = named;
+            sessionTracked = true;
             frontend.sessions().learn(named, chain);
         }
         if (legacyProbe.over()) {
@@ -1121,7 +1130,9 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
         if (!sessionReleased) {
             sessionReleased = true;
-            frontend.sessions().exchangeEnded(chain); // its session may be idle from now
+            if (sessionTracked) {
+                frontend.sessions().exchangeEnded(chain); // its session may be idle from now
+            }
         }
         if (body != null) {
             body.release();
