@@ -90,15 +90,14 @@ final class MetricsInterceptor implements FrameInterceptor {
         long requestRead = frame.answeredRequestArrivalNanos(); // -1 unless a response matched to its request
         if (requestRead >= 0) {
             // The method is the answered request's (a response has none of its own).
-            timer(t, ProxyMetrics.methodTag(method))
+            timer(t, method)
                     .record(ctx.executor().ticker().nanoTime() - requestRead, TimeUnit.NANOSECONDS);
         }
     }
 
     private Counter messageCounter(int t, int d, int k, String method) {
         ConcurrentHashMap<String, Counter> byMethod = messages[t][d][k];
-        String key = method == null ? ProxyMetrics.NONE : method;
-        Counter counter = byMethod.get(key);
+        Counter counter = byMethod.get(lookupKey(method));
         if (counter == null) {
             // Only bounded keys go in: the known methods, "other" and "none".
             String tag = ProxyMetrics.methodTag(method);
@@ -119,11 +118,24 @@ final class MetricsInterceptor implements FrameInterceptor {
     }
 
     private Timer timer(int t, String method) {
-        Timer timer = timers[t].get(method);
+        Timer timer = timers[t].get(lookupKey(method));
         if (timer == null) { // once per tag set: computeIfAbsent's capturing lambda would allocate every time
-            timer = timers[t].computeIfAbsent(method, m -> metrics.requestTimer(t, m));
+            timer = timers[t].computeIfAbsent(ProxyMetrics.methodTag(method), m -> metrics.requestTimer(t, m));
         }
         return timer;
+    }
+
+    /**
+     * The key a message's meter is looked up by: the method itself, which is its own tag when it
+     * is a known one (the common case, found without {@link ProxyMetrics#methodTag}'s set lookup,
+     * 2 % of a request's CPU), and misses otherwise. The maps hold tags only, so the one method
+     * that would find another tag's meter, {@code "none"}, is looked up as {@code "other"}.
+     */
+    private static String lookupKey(String method) {
+        if (method == null) {
+            return ProxyMetrics.NONE;
+        }
+        return method.equals(ProxyMetrics.NONE) ? ProxyMetrics.OTHER : method;
     }
 
     /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */

@@ -134,6 +134,31 @@ class MetricsInterceptorTest {
     }
 
     @Test
+    void methodsNamedLikeTheCatchAllTagsAreCountedAsOtherAndAMethodlessMessageAsNone() {
+        // The meters are looked up by the method itself: "none" must not find the methodless meter.
+        InterceptorChain chain = chain(new Session("http-2"), TransportKind.HTTP);
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"none\"}"));
+        chain.process(frame(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"other\"}"));
+        channel.advanceTimeBy(3, TimeUnit.MILLISECONDS);
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"));
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"));
+        chain.process(frame(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}")); // answers nothing asked
+
+        assertThat(registry.get(ProxyMetrics.MESSAGES).tags("transport", "http", "direction", "client_to_server",
+                "kind", "request", "method", "other").counter().count()).isEqualTo(2);
+        assertThat(registry.find(ProxyMetrics.MESSAGES).tags("direction", "client_to_server", "method", "none")
+                .counters()).isEmpty();
+        assertThat(registry.get(ProxyMetrics.MESSAGES).tags("transport", "http", "direction", "server_to_client",
+                "kind", "response", "method", "other").counter().count()).isEqualTo(2);
+        assertThat(registry.get(ProxyMetrics.MESSAGES).tags("transport", "http", "direction", "server_to_client",
+                "kind", "response", "method", "none").counter().count()).isOne();
+        Timer other = registry.get(ProxyMetrics.REQUEST_DURATION).tags("transport", "http", "method", "other").timer();
+        assertThat(other.count()).isEqualTo(2);
+        assertThat(registry.find(ProxyMetrics.REQUEST_DURATION).timers()).hasSize(1);
+        assertThat(written).isEqualTo(5);
+    }
+
+    @Test
     void methodTagsAreBounded() {
         assertThat(ProxyMetrics.methodTag("tools/call")).isEqualTo("tools/call");
         assertThat(ProxyMetrics.methodTag("tools/call2")).isEqualTo("other");
