@@ -31,10 +31,18 @@ PROXY_PORT=${PROXY_PORT:-19181}
 NGINX_PROXY_PORT=${NGINX_PROXY_PORT:-19182}
 METRICS_PROXY_PORT=${METRICS_PROXY_PORT:-19183}
 CONTROL_PORT=${CONTROL_PORT:-19184}
+SIDECAR_PROXY_PORT=${SIDECAR_PROXY_PORT:-19185}
+SIDECAR_CONTROL_PORT=${SIDECAR_CONTROL_PORT:-19186}
+# The JVM of the sidecar in deploy/kubernetes: its 256Mi memory limit is below the 1792 MB of a
+# "server-class machine", so the JVM picks the Serial collector, and the image's
+# -XX:MaxRAMPercentage=75 gives a 192 MiB heap. G1, which the other rows get here (24 GiB, 2
+# cores), costs more per request: its write barriers and concurrent work.
+SIDECAR_JVM_OPTS=${SIDECAR_JVM_OPTS:--XX:+UseSerialGC -XX:MaxRAM=256m -XX:MaxRAMPercentage=75}
 work="$(mktemp -d)"
 cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
   [ -n "${metrics_proxy_pid:-}" ] && kill "$metrics_proxy_pid" 2>/dev/null || true
+  [ -n "${sidecar_proxy_pid:-}" ] && kill "$sidecar_proxy_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -f "$work/nginx-proxy.pid" ] && kill "$(cat "$work/nginx-proxy.pid")" 2>/dev/null || true
   rm -rf "$work"
@@ -55,7 +63,12 @@ java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar"
   --listen 127.0.0.1:$METRICS_PROXY_PORT \
   --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/metrics-proxy.log" &
 metrics_proxy_pid=$!
-for log in proxy metrics-proxy; do
+# shellcheck disable=SC2086
+java ${MCP_CHAOS_JAVA_OPTS:-} $SIDECAR_JVM_OPTS -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http \
+  --control 127.0.0.1:$SIDECAR_CONTROL_PORT --listen 127.0.0.1:$SIDECAR_PROXY_PORT \
+  --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/sidecar-proxy.log" &
+sidecar_proxy_pid=$!
+for log in proxy metrics-proxy sidecar-proxy; do
   for _ in $(seq 1 100); do
     grep -q "listening on" "$work/$log.log" 2>/dev/null && break
     sleep 0.1
@@ -105,14 +118,18 @@ run mcp-chaos "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
 run warmup-metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" > /dev/null
 wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" > /dev/null
 run mcp-chaos+metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" "$metrics_proxy_pid"
+run warmup-sidecar "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" > /dev/null
+wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" > /dev/null
+run sidecar-jvm "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" "$sidecar_proxy_pid"
 # shellcheck disable=SC2086
 run nginx-proxy "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
 python3 - "$work" <<'PY'
 import sys
 rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
 d, p, m, n = rps("direct"), rps("mcp-chaos"), rps("mcp-chaos+metrics"), rps("nginx-proxy")
+s = rps("sidecar-jvm")
 print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}"
-      f"   mcp-chaos+metrics/nginx-proxy: {m / n:.2f}")
+      f"   mcp-chaos+metrics/nginx-proxy: {m / n:.2f}   sidecar-jvm/nginx-proxy: {s / n:.2f}")
 PY
 echo "with Connection: close (a new client connection per request):"
 # Warmed on its own path first: accepting, setting up and closing a connection is code the
