@@ -7,6 +7,7 @@ import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.journal.Journal;
 import dev.mcpchaos.server.ChaosBuilder;
+import dev.mcpchaos.server.ChildJvm;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.RunningProxy;
@@ -582,9 +583,12 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
 
     /** The built-in demo server as a child process: this JVM's java and class path, {@code demo-server}. */
     private static List<String> demoCommand() {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), "dev.mcpchaos.server.cli.Main", "demo-server");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJvm.startupOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.mcpchaos.server.cli.Main",
+                "demo-server"));
+        return List.copyOf(command);
     }
 
     private static RuleSet load(String resource, Class<?> anchor) {

@@ -1,5 +1,6 @@
 package dev.mcpchaos.junit.internal;
 
+import dev.mcpchaos.server.ChildJvm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -9,6 +10,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -42,10 +44,12 @@ public final class StdioClientSide implements AutoCloseable {
 
     /** The command that connects a client's stdin and stdout to the proxy: {@code java ... StdioRelay PORT}. */
     public List<String> clientCommand() {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), StdioRelay.class.getName(),
-                Integer.toString(listener.getLocalPort()));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJvm.startupOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StdioRelay.class.getName(),
+                Integer.toString(listener.getLocalPort())));
+        return List.copyOf(command);
     }
 
     /** What the proxy reads as its client's messages: end of input when no client came before {@link #close()}. */

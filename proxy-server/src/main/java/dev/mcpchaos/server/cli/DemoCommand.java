@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.server.ChildJvm;
 import dev.mcpchaos.server.McpChaosProxy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -277,8 +278,11 @@ final class DemoCommand implements Callable<Integer> {
     /** The built-in server, started from this same jar with a JVM tuned for start-up. */
     static List<String> demoServerCommand() {
         String java = ProcessHandle.current().info().command().orElse("java");
-        return List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "demo-server");
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(ChildJvm.startupOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "demo-server"));
+        return List.copyOf(command);
     }
 
     /**
