@@ -56,6 +56,22 @@ class ImageIT {
     }
 
     /**
+     * A collector picked in JAVA_TOOL_OPTIONS, which every java in the container reads: the proxy
+     * and its health check still start (the check named Serial, and two collectors stop a JVM).
+     */
+    @Test
+    void itsHealthCheckTurnsHealthyWhenJavaToolOptionsPickACollector() throws Exception {
+        try (McpChaosContainer chaos = upstream.container().withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC")) {
+            chaos.start();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(chaos::isHealthy);
+            ExecResult healthy = chaos.execInContainer("java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx16m",
+                    "-cp", "/opt/mcp-chaos/entrypoint.jar", "dev.mcpchaos.docker.Entrypoint", "health");
+            assertThat(healthy.getExitCode()).as(healthy.getStderr()).isZero();
+            assertThat(healthy.getStderr()).contains("Picked up JAVA_TOOL_OPTIONS: -XX:+UseG1GC");
+        }
+    }
+
+    /**
      * With the operations listener on (the image's default; here on a free host port, with host
      * networking), the health check asks its /health, and /ready and /metrics answer without a token.
      */
