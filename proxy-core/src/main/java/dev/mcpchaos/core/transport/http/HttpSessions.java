@@ -151,8 +151,9 @@ final class HttpSessions implements AutoCloseable {
      * The chain for a request: its session's, or a new one when it names none or one the table
      * does not hold. A new chain runs on {@code loop}, the event loop of the connection the
      * request came on, so a session whose requests come on one connection never changes threads;
-     * requests of the session that come on other connections hop to it. Every call is matched
-     * by one {@link #exchangeEnded} when the exchange ends.
+     * requests of the session that come on other connections hop to it. Every call for a named
+     * session is matched by one {@link #exchangeEnded} when the exchange ends; a sessionless
+     * request's is only if {@link #learn} kept its chain (the table holds no other).
      */
     InterceptorChain chainFor(String sessionId, EventExecutor loop) {
         if (sessionId == null) {
