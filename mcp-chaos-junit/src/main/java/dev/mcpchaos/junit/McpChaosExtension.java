@@ -583,12 +583,8 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
 
     /** The built-in demo server as a child process: this JVM's java and class path, {@code demo-server}. */
     private static List<String> demoCommand() {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ChildJvm.startupOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.mcpchaos.server.cli.Main",
-                "demo-server"));
-        return List.copyOf(command);
+        return ChildJvm.command(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "dev.mcpchaos.server.cli.Main", "demo-server");
     }
 
     private static RuleSet load(String resource, Class<?> anchor) {

@@ -37,6 +37,19 @@ public final class ChildJvm {
         return List.copyOf(options);
     }
 
+    /**
+     * {@code java}, the {@link #startupOptions()}, this process's class path, then {@code mainClass}
+     * and its {@code arguments}: a helper JVM running code of this same class path.
+     */
+    public static List<String> command(String java, String mainClass, String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(startupOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        command.addAll(List.of(arguments));
+        return List.copyOf(command);
+    }
+
     private static boolean namesCollector(String options) {
         return options != null && COLLECTOR.matcher(options).find();
     }

@@ -10,7 +10,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,12 +43,8 @@ public final class StdioClientSide implements AutoCloseable {
 
     /** The command that connects a client's stdin and stdout to the proxy: {@code java ... StdioRelay PORT}. */
     public List<String> clientCommand() {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ChildJvm.startupOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StdioRelay.class.getName(),
-                Integer.toString(listener.getLocalPort())));
-        return List.copyOf(command);
+        return ChildJvm.command(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                StdioRelay.class.getName(), Integer.toString(listener.getLocalPort()));
     }
 
     /** What the proxy reads as its client's messages: end of input when no client came before {@link #close()}. */

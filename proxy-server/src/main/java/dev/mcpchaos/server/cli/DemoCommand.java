@@ -278,11 +278,7 @@ final class DemoCommand implements Callable<Integer> {
     /** The built-in server, started from this same jar with a JVM tuned for start-up. */
     static List<String> demoServerCommand() {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.addAll(ChildJvm.startupOptions());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "demo-server"));
-        return List.copyOf(command);
+        return ChildJvm.command(java, Main.class.getName(), "demo-server");
     }
 
     /**
