@@ -87,6 +87,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private final FrontendHandler frontend;
     private final Channel downstream;
     private final HttpRequest head;
+    /** The request head as it came, read once (see {@link HeadFacts}). */
+    private final HeadFacts requestFacts;
+    /** The request's Content-Length, or -1. */
+    private final long declaredRequestLength;
     private final boolean post;
     private final String sessionId;
     private final InterceptorChain chain;
@@ -118,6 +122,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private Phase phase = Phase.AWAITING;
     /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
     private volatile HttpResponse responseHead;
+    /** The response head as it came, read once; null once its hop-by-hop headers are gone (see {@link #copyHead}). */
+    private HeadFacts responseFacts;
     /** The status of the head written to the client, 0 before; volatile: the referee reads it off the loop. */
     private volatile int answeredStatus;
     /** Handles the body once the head came; null before. */
@@ -162,8 +168,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
         this.head = head;
         this.config = config;
         this.post = HttpMethod.POST.equals(head.method());
-        this.sessionId = head.headers().get(HttpMessages.MCP_SESSION_ID);
-        this.clientKeepAlive = HttpUtil.isKeepAlive(head);
+        this.requestFacts = HeadFacts.of(head.headers());
+        this.declaredRequestLength = requestFacts.contentLength(-1L);
+        this.sessionId = requestFacts.sessionId;
+        this.clientKeepAlive = requestFacts.keepAlive(head);
         String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
         this.sessionTracked = sessionId != null || legacy != null;
         this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
@@ -280,9 +288,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
             return;
         }
         if (post) {
-            long declared = HttpUtil.getContentLength(head, -1L);
-            if (declared > config.maxRequestBody) {
-                rejectBody(declared);
+            if (declaredRequestLength > config.maxRequestBody) {
+                rejectBody(declaredRequestLength);
             }
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
@@ -310,7 +317,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
                     return;
                 }
                 requestReserved += bytes.readableBytes();
-                requestBody = gather(downstream.alloc(), requestBody, bytes, last, HttpUtil.getContentLength(head, -1L),
+                requestBody = gather(downstream.alloc(), requestBody, bytes, last, declaredRequestLength,
                         64 * 1024, config.maxRequestBody);
             } finally {
                 content.release();
@@ -449,13 +456,13 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private FullHttpRequest fullRequest(ByteBuf body) {
         HttpHeaders headers = head.headers();
         prepareHeaders(headers);
-        String length = Integer.toString(body.readableBytes());
-        String declared = headers.get(HttpHeaderNames.CONTENT_LENGTH);
-        if (!length.equals(declared)) {
+        // The length as the client sent it, unless a fault changed the body (or there was none).
+        String declared = requestFacts.contentLength;
+        if (declaredRequestLength != body.readableBytes() || declared == null) {
             if (declared != null) {
                 keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
             }
-            headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+            headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         }
         return new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body, headers,
                 EmptyHttpHeaders.INSTANCE);
@@ -475,7 +482,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** A head with no body to intercept (GET, DELETE, ...), made ready for upstream in place. */
     private HttpRequest prepareForUpstream(HttpRequest request) {
-        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        boolean chunked = requestFacts.transferEncoding && HttpUtil.isTransferEncodingChunked(request);
         prepareHeaders(request.headers());
         if (chunked) {
             HttpUtil.setTransferEncodingChunked(request, true);
@@ -489,7 +496,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
             return;
         }
         headSent = true;
-        clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true);
+        clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true, requestFacts.hopByHop);
         if (config.rewriteHost) {
             keepClientHeader(HttpHeaderNames.HOST, headers.getAll(HttpHeaderNames.HOST));
             headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
@@ -611,36 +618,37 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
         frontend.stopResponseTimer(this);
         responseHead = response;
-        upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        trackSession(response);
-        HttpHeaders headers = response.headers();
+        HeadFacts facts = HeadFacts.of(response.headers());
+        responseFacts = facts;
+        upstreamKeepAlive = facts.keepAlive(response);
+        trackSession(response, facts.sessionId);
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
                 && response.status().code() != 204 && response.status().code() != 304;
-        if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(headers)) {
+        long declaredLength = facts.contentLength(-1L);
+        if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(facts.contentType)) {
             body = new SseResponseBody(this);
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
             writeHead(out);
-        } else if (hasBody && HttpMessages.isJson(headers)
-                && HttpUtil.getContentLength(response, 0L) <= config.maxJsonResponseBody) {
+        } else if (hasBody && HttpMessages.isJson(facts.contentType) && declaredLength <= config.maxJsonResponseBody) {
             moveTo(Phase.GATHERING);
-            body = new JsonResponseBody(this, response, head.method() + " " + head.uri());
+            body = new JsonResponseBody(this, declaredLength);
         } else {
             body = new RawResponseBody(this);
             if (hasBody) {
                 awaitMoreBody();
             }
             HttpResponse out = copyHead(response);
-            if (hasBody && !HttpUtil.isContentLengthSet(response)) {
+            if (hasBody && facts.contentLength == null) {
                 HttpUtil.setTransferEncodingChunked(out, true);
             }
             writeHead(out);
         }
     }
 
-    private void trackSession(HttpResponse response) {
-        String named = response.headers().get(HttpMessages.MCP_SESSION_ID);
+    /** {@code named}: the response's Mcp-Session-Id, or null. */
+    private void trackSession(HttpResponse response, String named) {
         if (named != null && sessionId == null) {
             sessionTracked = true;
             frontend.sessions().learn(named, chain);
@@ -761,6 +769,11 @@ final class Exchange implements HeaderSource, ResponseOutput {
     @Override
     public HttpProxyConfig config() {
         return config;
+    }
+
+    @Override
+    public String label() {
+        return head.method() + " " + head.uri();
     }
 
     @Override
@@ -1244,7 +1257,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** The upstream's response head made ready for the client, in place (it is not read again). */
     private HttpResponse copyHead(HttpResponse response) {
-        HttpMessages.removeHopByHop(response.headers());
+        HeadFacts facts = responseFacts;
+        responseFacts = null; // what it found is gone with this call; a second one scans again
+        HttpMessages.removeHopByHop(response.headers(), null, false,
+                facts != null ? facts.hopByHop : HeadFacts.of(response.headers()).hopByHop);
         if (contentTypeOverride != null) {
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeOverride);
         }

@@ -15,9 +15,7 @@ import io.netty.util.AsciiString;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /** Header rules and the proxy's own error answers. */
 final class HttpMessages {
@@ -42,11 +40,21 @@ final class HttpMessages {
      * returned; headers {@code kept} already holds are not added again.
      */
     static HttpHeaders removeHopByHop(HttpHeaders headers, HttpHeaders kept, boolean keep) {
-        switch (hopByHopIn(headers)) {
+        return removeHopByHop(headers, kept, keep, HeadFacts.of(headers).hopByHop);
+    }
+
+    /**
+     * As {@link #removeHopByHop(HttpHeaders, HttpHeaders, boolean)}, for a head whose scan for
+     * hop-by-hop headers was {@code found} (see {@link HeadFacts}): most heads have none, or a
+     * {@code Connection: keep-alive} or {@code close} that names no other header, and looking
+     * each of the nine names up hashed and searched the table nine times for nothing.
+     */
+    static HttpHeaders removeHopByHop(HttpHeaders headers, HttpHeaders kept, boolean keep, HeadFacts.HopByHop found) {
+        switch (found) {
             case NONE:
                 return kept;
             case CONNECTION_ONLY:
-                kept = keep(kept, keep, HttpHeaderNames.CONNECTION, headers.getAll(HttpHeaderNames.CONNECTION));
+                kept = keep(kept, keep, headers, HttpHeaderNames.CONNECTION);
                 headers.remove(HttpHeaderNames.CONNECTION);
                 return kept;
             default:
@@ -57,7 +65,7 @@ final class HttpMessages {
                 for (String token : connection.split(",")) {
                     String name = token.trim();
                     if (!name.isEmpty() && headers.contains(name)) {
-                        kept = keep(kept, keep, name, headers.getAll(name));
+                        kept = keep(kept, keep, headers, name);
                         headers.remove(name);
                     }
                 }
@@ -65,53 +73,11 @@ final class HttpMessages {
         }
         for (AsciiString name : HOP_BY_HOP) {
             if (headers.contains(name)) {
-                kept = keep(kept, keep, name, headers.getAll(name));
+                kept = keep(kept, keep, headers, name);
                 headers.remove(name);
             }
         }
         return kept;
-    }
-
-    /** What {@link #hopByHopIn} found. */
-    private enum HopByHop { NONE, CONNECTION_ONLY, OTHERS }
-
-    /**
-     * One pass over the names, where looking up each hop-by-hop name hashed and searched the
-     * table nine times for heads that mostly have none, or a {@code Connection: keep-alive} or
-     * {@code close} that names no other header.
-     */
-    private static HopByHop hopByHopIn(HttpHeaders headers) {
-        HopByHop found = HopByHop.NONE;
-        Iterator<Map.Entry<CharSequence, CharSequence>> entries = headers.iteratorCharSequence();
-        while (entries.hasNext()) {
-            Map.Entry<CharSequence, CharSequence> entry = entries.next();
-            CharSequence name = entry.getKey();
-            if (!isHopByHop(name)) {
-                continue;
-            }
-            if (!AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONNECTION)
-                    || !namesNoHeader(entry.getValue())) {
-                return HopByHop.OTHERS;
-            }
-            found = HopByHop.CONNECTION_ONLY;
-        }
-        return found;
-    }
-
-    private static boolean isHopByHop(CharSequence name) {
-        for (AsciiString hop : HOP_BY_HOP) {
-            if (hop.length() == name.length() && AsciiString.contentEqualsIgnoreCase(hop, name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A Connection value of one option that is no header name: {@code keep-alive} (whose header is itself hop-by-hop) or {@code close}. */
-    private static boolean namesNoHeader(CharSequence connection) {
-        CharSequence option = AsciiString.trim(connection);
-        return AsciiString.contentEqualsIgnoreCase(option, HttpHeaderValues.KEEP_ALIVE)
-                || AsciiString.contentEqualsIgnoreCase(option, HttpHeaderValues.CLOSE);
     }
 
     /** Removes hop-by-hop headers, including those the Connection header names. */
@@ -119,10 +85,11 @@ final class HttpMessages {
         removeHopByHop(headers, null, false);
     }
 
-    private static HttpHeaders keep(HttpHeaders kept, boolean keep, CharSequence name, List<String> values) {
+    private static HttpHeaders keep(HttpHeaders kept, boolean keep, HttpHeaders headers, CharSequence name) {
         if (!keep) {
             return kept;
         }
+        List<String> values = headers.getAll(name);
         if (kept == null) {
             kept = new DefaultHttpHeaders();
         }
@@ -181,13 +148,13 @@ final class HttpMessages {
         return null;
     }
 
-    static boolean isEventStream(HttpHeaders headers) {
-        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+    /** Whether a {@code Content-Type} (null: none) is an SSE stream's. */
+    static boolean isEventStream(String type) {
         return type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);
     }
 
-    static boolean isJson(HttpHeaders headers) {
-        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+    /** Whether a {@code Content-Type} (null: none) is JSON's. */
+    static boolean isJson(String type) {
         return type != null && type.regionMatches(true, 0, "application/json", 0, 16);
     }
 }

@@ -32,8 +32,8 @@ final class JsonResponseBody implements ResponseBody {
     private static final Logger log = LoggerFactory.getLogger(JsonResponseBody.class);
 
     private final ResponseOutput out;
-    private final HttpResponse head;
-    private final String label;
+    /** The upstream's Content-Length, or -1: it sizes the gathering buffer. */
+    private final long declaredLength;
     /** The body gathered so far; null before the first piece and once it went into the chain. */
     private ByteBuf gathered;
     /**
@@ -46,13 +46,12 @@ final class JsonResponseBody implements ResponseBody {
     private boolean written;
 
     /**
-     * @param head  the upstream's response head (its Content-Length sizes the gathering buffer)
-     * @param label what log lines call the exchange ({@code POST /mcp})
+     * @param declaredLength the upstream's Content-Length, or -1 when it sent none (it sizes the
+     *                       gathering buffer, and says whether a body relayed raw is chunked)
      */
-    JsonResponseBody(ResponseOutput out, HttpResponse head, String label) {
+    JsonResponseBody(ResponseOutput out, long declaredLength) {
         this.out = out;
-        this.head = head;
-        this.label = label;
+        this.declaredLength = declaredLength;
         out.bodyProgress(false);
     }
 
@@ -62,17 +61,17 @@ final class JsonResponseBody implements ResponseBody {
         ByteBuf bytes = content.content();
         long size = (gathered == null ? 0L : gathered.readableBytes()) + bytes.readableBytes();
         if (size > out.config().maxJsonResponseBody) {
-            log.info("{}: JSON response over {} bytes: relayed without interception", label,
+            log.info("{}: JSON response over {} bytes: relayed without interception", out.label(),
                     out.config().maxJsonResponseBody);
             return goRaw(content);
         }
         if (!out.reserve(bytes.readableBytes())) {
             log.info("{}: the proxy holds as many bytes of bodies as it may: JSON response relayed without interception",
-                    label);
+                    out.label());
             return goRaw(content);
         }
         try {
-            gathered = Exchange.gather(out.alloc(), gathered, bytes, last, HttpUtil.getContentLength(head, 1024L),
+            gathered = Exchange.gather(out.alloc(), gathered, bytes, last, declaredLength >= 0 ? declaredLength : 1024L,
                     1 << 20, Integer.MAX_VALUE);
         } finally {
             content.release();
@@ -95,7 +94,7 @@ final class JsonResponseBody implements ResponseBody {
     /** Too big to hold: the head and what was gathered go now, the rest as it comes. */
     private ResponseBody goRaw(HttpContent content) {
         HttpResponse clientHead = out.clientHead();
-        HttpUtil.setTransferEncodingChunked(clientHead, !HttpUtil.isContentLengthSet(head));
+        HttpUtil.setTransferEncodingChunked(clientHead, declaredLength < 0);
         out.writeHead(clientHead);
         if (gathered != null) {
             out.writeContent(new DefaultHttpContent(gathered));
@@ -130,7 +129,10 @@ final class JsonResponseBody implements ResponseBody {
         HttpResponse clientHead = out.clientHead();
         FullHttpResponse full = new DefaultFullHttpResponse(clientHead.protocolVersion(), clientHead.status(), body,
                 clientHead.headers(), EmptyHttpHeaders.INSTANCE);
-        full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        // The upstream's length stands unless a fault changed the answer (or it sent none).
+        if (body.readableBytes() != declaredLength || !full.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            full.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        }
         out.writeWhole(full);
     }
 

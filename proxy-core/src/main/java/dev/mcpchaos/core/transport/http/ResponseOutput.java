@@ -26,6 +26,9 @@ interface ResponseOutput {
     /** The limits a body keeps to, the observer it reports breaches to. */
     HttpProxyConfig config();
 
+    /** What log lines call the exchange ({@code POST /mcp}); made when a line is written. */
+    String label();
+
     /** The upstream's response head made ready for the client, in place (read once). */
     HttpResponse clientHead();
 

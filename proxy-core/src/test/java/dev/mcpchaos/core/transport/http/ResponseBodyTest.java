@@ -156,7 +156,7 @@ class ResponseBodyTest {
     void aJsonBodyInPiecesIsOneFrameAndOneWholeAnswerWithItsLength() throws Exception {
         List<String> seen = new ArrayList<>();
         Output out = new Output(List.of(forwardingRecorder(seen)));
-        JsonResponseBody body = new JsonResponseBody(out, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody body = new JsonResponseBody(out, ANSWER.length());
         out.body = body;
         body.onContent(content(ANSWER.substring(0, 10)));
         body.onContent(last(ANSWER.substring(10)));
@@ -179,7 +179,7 @@ class ResponseBodyTest {
             ctx.drop(frame);
         };
         Output out = new Output(List.of(corrupt));
-        JsonResponseBody body = new JsonResponseBody(out, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody body = new JsonResponseBody(out, ANSWER.length());
         out.body = body;
         body.onContent(last(ANSWER));
         channel.runPendingTasks();
@@ -192,7 +192,7 @@ class ResponseBodyTest {
     void aDroppedJsonAnswerWritesNothingAndTwinAnUpstreamAFaultCutAnswers502() throws Exception {
         FrameInterceptor drop = InterceptorContext::drop;
         Output dropped = new Output(List.of(drop));
-        JsonResponseBody body = new JsonResponseBody(dropped, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody body = new JsonResponseBody(dropped, ANSWER.length());
         dropped.body = body;
         body.onContent(last(ANSWER));
         channel.runPendingTasks();
@@ -201,7 +201,7 @@ class ResponseBodyTest {
 
         Output cut = new Output(List.of(drop));
         cut.upstreamCut = true;
-        JsonResponseBody cutBody = new JsonResponseBody(cut, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody cutBody = new JsonResponseBody(cut, ANSWER.length());
         cut.body = cutBody;
         cutBody.onContent(last(ANSWER));
         channel.runPendingTasks();
@@ -212,7 +212,7 @@ class ResponseBodyTest {
     void aJsonBodyOverItsLimitGoesOnRawWithWhatWasGatheredFirstAndNothingInTheChain() throws Exception {
         List<String> seen = new ArrayList<>();
         Output out = new Output(List.of(forwardingRecorder(seen)), 20);
-        JsonResponseBody body = new JsonResponseBody(out, jsonHead(-1), "POST /mcp");
+        JsonResponseBody body = new JsonResponseBody(out, -1);
         out.body = body;
         ResponseBody next = body.onContent(content(ANSWER.substring(0, 15)));
         assertThat(next).isSameAs(body);
@@ -232,7 +232,7 @@ class ResponseBodyTest {
         List<String> seen = new ArrayList<>();
         Output out = new Output(List.of(forwardingRecorder(seen)));
         out.budget = 20;
-        JsonResponseBody body = new JsonResponseBody(out, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody body = new JsonResponseBody(out, ANSWER.length());
         out.body = body;
         ResponseBody next = body.onContent(content(ANSWER.substring(0, 15)));
         assertThat(next).isSameAs(body);
@@ -245,7 +245,7 @@ class ResponseBodyTest {
 
         Output roomy = new Output(List.of(forwardingRecorder(seen)));
         roomy.budget = ANSWER.length();
-        JsonResponseBody fits = new JsonResponseBody(roomy, jsonHead(ANSWER.length()), "POST /mcp");
+        JsonResponseBody fits = new JsonResponseBody(roomy, ANSWER.length());
         roomy.body = fits;
         fits.onContent(last(ANSWER));
         channel.runPendingTasks();
@@ -369,6 +369,11 @@ class ResponseBodyTest {
             chain = new InterceptorChain(interceptors, new Session("test"), TransportKind.HTTP, channel.eventLoop(),
                     ByteBufAllocator.DEFAULT, NO_CONNECTION, frame -> frame.release(),
                     frame -> body.deliver(frame));
+        }
+
+        @Override
+        public String label() {
+            return "POST /mcp";
         }
 
         String bytesWritten() {
