@@ -112,22 +112,70 @@ public final class Correlator {
     private record Pending(Envelope envelope, long arrivalNanos) {
     }
 
-    private final class PendingRequests extends LinkedHashMap<Object, Pending> {
+    /**
+     * The requests of one direction, oldest first. Most sessions wait on one request at a time
+     * (a sessionless HTTP request is a session of its own, with one request), so the first lives
+     * in a field and a map is made only for a second: a map per direction and request cost a
+     * table, a node and two hashings on every request.
+     */
+    private final class PendingRequests {
         private final int max;
+        /** The one request held while {@link #map} is null; null when none. */
+        private Object soleId;
+        private Pending sole;
+        /** All requests once two were held at once; insertion order is the eviction order. */
+        private LinkedHashMap<Object, Pending> map;
 
         PendingRequests(int max) {
-            // Small at first: a sessionless HTTP request makes a session, and so two of these, of its own.
-            super(8);
             this.max = max;
         }
 
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Object, Pending> eldest) {
-            if (size() > max) {
-                evicted++;
-                return true;
+        void put(Object id, Pending pending) {
+            if (map == null) {
+                if (sole == null || soleId.equals(id)) {
+                    soleId = id;
+                    sole = pending;
+                    return;
+                }
+                map = new LinkedHashMap<>(8) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<Object, Pending> eldest) {
+                        if (size() > max) {
+                            evicted++;
+                            return true;
+                        }
+                        return false;
+                    }
+                };
+                map.put(soleId, sole);
+                soleId = null;
+                sole = null;
             }
-            return false;
+            map.put(id, pending);
+        }
+
+        Pending remove(Object id) {
+            if (map != null) {
+                return map.remove(id);
+            }
+            if (sole != null && soleId.equals(id)) {
+                Pending removed = sole;
+                soleId = null;
+                sole = null;
+                return removed;
+            }
+            return null;
+        }
+
+        Pending get(Object id) {
+            if (map != null) {
+                return map.get(id);
+            }
+            return sole != null && soleId.equals(id) ? sole : null;
+        }
+
+        int size() {
+            return map != null ? map.size() : sole != null ? 1 : 0;
         }
     }
 }

@@ -175,6 +175,63 @@ class CorrelatorTest {
     }
 
     @Test
+    void aLimitOfOneForgetsTheFirstRequestWhenASecondComes() {
+        Correlator one = new Correlator(1);
+        observeOn(one, CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"first\"}");
+        assertThat(one.pendingCount(CLIENT_TO_SERVER)).isEqualTo(1);
+
+        observeOn(one, CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"second\"}");
+
+        assertThat(one.pendingCount(CLIENT_TO_SERVER)).isEqualTo(1);
+        assertThat(one.evictedCount()).isEqualTo(1);
+        assertThat(one.pending(CLIENT_TO_SERVER, 1L)).isNull();
+        assertThat(one.pending(CLIENT_TO_SERVER, 2L).method()).isEqualTo("second");
+    }
+
+    @Test
+    void requestsAnsweredOneAtATimeAndSeveralAtOnceAreAllMatched() {
+        // One at a time (the common case), then three at once, answered out of order, then one again.
+        assertThat(observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}")).isNotNull();
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}").method()).isEqualTo("a");
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+        for (String id : new String[] {"2", "3", "\"four\""}) {
+            observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"m" + id.replace("\"", "") + "\"}");
+        }
+        // A request that reuses a pending id replaces it, as a map would.
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"again3\"}");
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isEqualTo(3);
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":\"four\",\"result\":{}}").method())
+                .isEqualTo("mfour");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}").method()).isEqualTo("m2");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}").method())
+                .isEqualTo("again3");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}")).isNull();
+        observe(CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"m5\"}");
+        assertThat(answersOf(SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}").method()).isEqualTo("m5");
+        assertThat(correlator.pendingCount(CLIENT_TO_SERVER)).isZero();
+        assertThat(correlator.evictedCount()).isZero();
+    }
+
+    @Test
+    void theRequestHeldAloneIsTheOldestWhenTheLimitIsReached() {
+        Correlator two = new Correlator(2);
+        observeOn(two, CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m1\"}");
+        observeOn(two, CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"m2\"}");
+        observeOn(two, CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m3\"}");
+
+        assertThat(two.evictedCount()).isEqualTo(1);
+        assertThat(two.pending(CLIENT_TO_SERVER, 1L)).isNull();
+        assertThat(two.pending(CLIENT_TO_SERVER, 2L).method()).isEqualTo("m2");
+        assertThat(two.pending(CLIENT_TO_SERVER, 3L).method()).isEqualTo("m3");
+    }
+
+    private void observeOn(Correlator target, Direction direction, String json) {
+        Frame frame = frame(direction, json);
+        target.observe(frame, ticker);
+        frame.release();
+    }
+
+    @Test
     void defaultsAndValidation() {
         assertThat(Correlator.DEFAULT_MAX_PENDING).isEqualTo(10_000);
         assertThat(correlator.evictedCount()).isZero();
