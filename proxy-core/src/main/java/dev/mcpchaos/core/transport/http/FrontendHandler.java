@@ -789,13 +789,14 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        // Named, as the client connection's handlers are (see HttpProxy.initClientPipeline).
                         if (config.upstreamTls != null) {
-                            ch.pipeline().addLast(config.upstreamTls.newHandler(ch.alloc(),
+                            ch.pipeline().addLast("tls", config.upstreamTls.newHandler(ch.alloc(),
                                     config.upstream.getHostString(), config.upstream.getPort()));
                         }
-                        ch.pipeline().addLast(new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
-                        ch.pipeline().addLast(HTTP10_KEEP_ALIVE);
-                        ch.pipeline().addLast(handler);
+                        ch.pipeline().addLast("http", new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
+                        ch.pipeline().addLast("http10-keep-alive", HTTP10_KEEP_ALIVE);
+                        ch.pipeline().addLast("backend", handler);
                     }
                 });
         return bootstrap.connect(config.upstream);
