@@ -89,8 +89,6 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private final HttpRequest head;
     /** The request head as it came, read once (see {@link HeadFacts}). */
     private final HeadFacts requestFacts;
-    /** The request's Content-Length, or -1. */
-    private final long declaredRequestLength;
     private final boolean post;
     private final String sessionId;
     private final InterceptorChain chain;
@@ -169,7 +167,6 @@ final class Exchange implements HeaderSource, ResponseOutput {
         this.config = config;
         this.post = HttpMethod.POST.equals(head.method());
         this.requestFacts = HeadFacts.of(head.headers());
-        this.declaredRequestLength = requestFacts.contentLength(-1L);
         this.sessionId = requestFacts.sessionId;
         this.clientKeepAlive = requestFacts.keepAlive(head);
         String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
@@ -288,8 +285,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
             return;
         }
         if (post) {
-            if (declaredRequestLength > config.maxRequestBody) {
-                rejectBody(declaredRequestLength);
+            if (requestFacts.length > config.maxRequestBody) {
+                rejectBody(requestFacts.length);
             }
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
@@ -317,7 +314,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
                     return;
                 }
                 requestReserved += bytes.readableBytes();
-                requestBody = gather(downstream.alloc(), requestBody, bytes, last, declaredRequestLength,
+                requestBody = gather(downstream.alloc(), requestBody, bytes, last, requestFacts.length,
                         64 * 1024, config.maxRequestBody);
             } finally {
                 content.release();
@@ -457,9 +454,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
         HttpHeaders headers = head.headers();
         prepareHeaders(headers);
         // The length as the client sent it, unless a fault changed the body (or there was none).
-        String declared = requestFacts.contentLength;
-        if (declaredRequestLength != body.readableBytes() || declared == null) {
-            if (declared != null) {
+        if (requestFacts.length != body.readableBytes()) {
+            if (requestFacts.contentLength != null) {
                 keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
             }
             headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
@@ -624,7 +620,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         trackSession(response, facts.sessionId);
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
                 && response.status().code() != 204 && response.status().code() != 304;
-        long declaredLength = facts.contentLength(-1L);
+        long declaredLength = facts.length;
         if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(facts.contentType)) {
             body = new SseResponseBody(this);
             HttpResponse out = copyHead(response);

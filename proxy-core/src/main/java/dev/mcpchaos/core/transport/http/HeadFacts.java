@@ -39,6 +39,11 @@ final class HeadFacts {
     final String contentType;
     /** The first {@code Content-Length} as sent, or null. */
     final String contentLength;
+    /**
+     * {@link #contentLength} as a number; -1 when there is none or it is no number (Netty's
+     * decoder has refused a malformed one on any head it read).
+     */
+    final long length;
     /** {@code Connection} as sent when there is exactly one, else null (see {@link #keepAlive}). */
     private final String connection;
     /** How many {@code Connection} headers there are. */
@@ -52,6 +57,7 @@ final class HeadFacts {
         this.sessionId = sessionId;
         this.contentType = contentType;
         this.contentLength = contentLength;
+        this.length = parseLength(contentLength);
         this.connection = connection;
         this.connections = connections;
         this.transferEncoding = transferEncoding;
@@ -186,18 +192,15 @@ final class HeadFacts {
         return end - start == option.length() && option.regionMatches(true, 0, value, start, end - start);
     }
 
-    /**
-     * {@code Content-Length} as a number; {@code otherwise} when there is none or it is no number
-     * (Netty's decoder has refused a malformed one on any head it read).
-     */
-    long contentLength(long otherwise) {
+    private static long parseLength(String contentLength) {
         if (contentLength == null) {
-            return otherwise;
+            return -1;
         }
         try {
-            return Long.parseLong(contentLength.trim());
+            long length = Long.parseLong(contentLength.trim());
+            return length >= 0 ? length : -1;
         } catch (NumberFormatException e) {
-            return otherwise;
+            return -1;
         }
     }
 }

@@ -27,7 +27,7 @@ class HeadFactsTest {
         assertThat(facts.sessionId).isEqualTo("s1");
         assertThat(facts.contentType).isEqualTo("application/json");
         assertThat(facts.contentLength).isEqualTo("42");
-        assertThat(facts.contentLength(-1)).isEqualTo(42);
+        assertThat(facts.length).isEqualTo(42);
         assertThat(facts.transferEncoding).isFalse();
         assertThat(facts.hopByHop).isEqualTo(HeadFacts.HopByHop.NONE);
     }
@@ -39,12 +39,14 @@ class HeadFactsTest {
         assertThat(facts.sessionId).isNull();
         assertThat(facts.contentType).isNull();
         assertThat(facts.contentLength).isNull();
-        assertThat(facts.contentLength(-7)).isEqualTo(-7);
+        assertThat(facts.length).isEqualTo(-1);
     }
 
     @Test
     void aLengthThatIsNoNumberCountsAsNone() {
-        assertThat(HeadFacts.of(request(HttpVersion.HTTP_1_1, "Content-Length", "12x").headers()).contentLength(-1))
+        assertThat(HeadFacts.of(request(HttpVersion.HTTP_1_1, "Content-Length", "12x").headers()).length)
+                .isEqualTo(-1);
+        assertThat(HeadFacts.of(request(HttpVersion.HTTP_1_1, "Content-Length", "-3").headers()).length)
                 .isEqualTo(-1);
     }
 
