@@ -11,6 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/lib/nginx.sh"
+. "$root/bench/lib/wrk.sh"
 [ $# -eq 2 ] || { echo "usage: $0 \"A.jar [JVM options]\" \"B.jar [JVM options]\"" >&2; exit 2; }
 rounds=${ROUNDS:-8}; duration=${DURATION:-6s}; warmup=${WARMUP:-10s}
 for tool in nginx wrk python3; do
@@ -33,12 +34,7 @@ nginx_proxy_conf 2 "$work" 19191 19190 > "$work/nginx-proxy.conf"
 "$nginx_bin" -c "$work/nginx.conf"
 "$nginx_bin" -c "$work/nginx-proxy.conf"
 sleep 0.5
-cat > "$work/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}'
-LUA
+write_tools_call_lua "$work/post.lua"
 
 # Clock ticks (1/100 s) of PIDs: fields 14 (user) and 15 (system) of /proc/PID/stat.
 ticks() { local field=$1 t=0 p; shift; for p in "$@"; do t=$((t + $(awk -v f="$field" '{print $f}' "/proc/$p/stat"))); done; echo $t; }

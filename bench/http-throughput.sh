@@ -15,6 +15,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=bench/lib/nginx.sh
 . "$root/bench/lib/nginx.sh"
+# shellcheck source=bench/lib/wrk.sh
+. "$root/bench/lib/wrk.sh"
 jar="$root/proxy-server/target/mcp-chaos.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
@@ -75,12 +77,7 @@ for log in proxy metrics-proxy sidecar-proxy; do
   done
 done
 
-cat > "$work/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}'
-LUA
+write_tools_call_lua "$work/post.lua"
 sed 's/^wrk.body/wrk.headers["Connection"] = "close"\nwrk.body/' "$work/post.lua" > "$work/post-close.lua"
 
 cpu_ticks() { # total user+system clock ticks of the given processes
