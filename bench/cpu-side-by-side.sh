@@ -7,6 +7,12 @@
 # and the medians.
 #
 #   bench/cpu-side-by-side.sh "OLD.jar JVM_OPTS..." "NEW.jar JVM_OPTS..."
+#
+# In place of a jar, "floor-raw", "floor-http" or "floor-frame" (then JVM_OPTS...) runs
+# dev.mcpchaos.bench.floor.FloorRelay from benchmarks/target/benchmarks.jar: a Netty relay that
+# copies bytes (raw), decodes and encodes HTTP (http) or frames each message in place (frame),
+# and does nothing else: the floors a JVM proxy on Netty starts from (build the jar with
+# mvn -pl benchmarks -am package -DskipTests).
 #   ROUNDS=8 DURATION=6s WARMUP=10s; needs nginx-light and wrk (as bench/http-throughput.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,10 +56,14 @@ measure() {
 }
 
 start_proxy() { # start_proxy NAME LISTEN CONTROL "JAR OPTS..."
-  local jar opts
+  local jar opts main
   read -r jar opts <<< "$4"
+  case $jar in
+    floor-raw|floor-http|floor-frame) main=(-cp "$root/benchmarks/target/benchmarks.jar" dev.mcpchaos.bench.floor.FloorRelay "${jar#floor-}") ;;
+    *) main=(-jar "$jar" http) ;;
+  esac
   # shellcheck disable=SC2086 # the options are words on purpose
-  java $opts -Dio.netty.eventLoopThreads=2 -jar "$jar" http --control "127.0.0.1:$3" --listen "127.0.0.1:$2" \
+  java $opts -Dio.netty.eventLoopThreads=2 "${main[@]}" --control "127.0.0.1:$3" --listen "127.0.0.1:$2" \
     --upstream http://127.0.0.1:19190/mcp 2> "$work/$1.log" &
   pids+=($!)
   for _ in $(seq 1 150); do grep -q "listening on" "$work/$1.log" 2> /dev/null && return; sleep 0.1; done
