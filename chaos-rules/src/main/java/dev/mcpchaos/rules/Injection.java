@@ -166,6 +166,11 @@ final class Injection implements FaultContext {
     }
 
     @Override
+    public void announce() {
+        publish();
+    }
+
+    @Override
     public void detach() {
         flow.detach();
     }

@@ -52,9 +52,11 @@ public final class CrashFault implements Fault {
     public void apply(FaultContext ctx, Frame frame) {
         if (config.signal == Signal.TERM) {
             ctx.detail("sent SIGTERM to the server");
+            ctx.announce(); // the client may see the server go before this call returns
             ctx.connection().terminateServer(frame);
         } else {
             ctx.detail("sent SIGKILL to the server");
+            ctx.announce();
             ctx.connection().killServer(frame);
         }
         ctx.drop(frame);

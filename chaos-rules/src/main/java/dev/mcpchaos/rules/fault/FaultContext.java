@@ -88,6 +88,15 @@ public interface FaultContext {
     void end();
 
     /**
+     * Publishes this injection's {@link dev.mcpchaos.rules.FaultEvent} now, before the fault acts
+     * on the connection (closes a side, kills the server): the client sees such an action at
+     * once, and a test that sees it must find the event already published. After this,
+     * {@link #detail} no longer changes the event and {@link #nothingToDo} may not be called; the
+     * call that ends the message ({@link #drop}, {@link #proceed}...) publishes nothing more.
+     */
+    void announce();
+
+    /**
      * Takes this message out of the direction's order, so later messages no longer wait for it
      * (for faults whose job is to reorder). Call before {@link #output} or {@link #proceed}.
      */

@@ -170,6 +170,56 @@ class HttpRulesEndToEndTest {
         assertThat(faults).extracting(FaultEvent::fault).containsExactly("disconnect");
     }
 
+    /**
+     * A fault's event is out before the client has what the fault did: a test that reads the
+     * journal as soon as its call returns must find the fault there. A fault listener that takes
+     * 150 ms (an event log on a slow disk) holds the event back; an answer written while it runs
+     * would reach the client first. Counted after every answer, with untouched calls between.
+     */
+    @Test
+    void aFaultsEventIsPublishedBeforeTheClientHasWhatTheFaultDid() throws Exception {
+        proxy = McpChaosProxy.http(upstream.endpoint())
+                .rules(RuleSet.parse("rules:\n"
+                        + "  - name: busy-add\n"
+                        + "    match: {method: tools/call, tool: add}\n"
+                        + "    fault: {type: http_status, status: 503}\n"
+                        + "  - name: server-gone\n"
+                        + "    match: {method: tools/call, tool: large}\n"
+                        + "    fault: {type: disconnect, side: server}\n"
+                        + "  - name: expire\n"
+                        + "    match: {method: tools/list}\n"
+                        + "    fault: {type: session_expire}\n", "test.yaml"))
+                .seed(7)
+                .faultListener(event -> {
+                    try {
+                        Thread.sleep(150);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    faults.add(event);
+                })
+                .start();
+        initialize();
+        int id = 10;
+        for (int round = 0; round < 3; round++) {
+            HttpResponse<String> busy = post(call(id++, "add", "{\"a\":1,\"b\":2}"));
+            assertThat(busy.statusCode()).isEqualTo(503);
+            assertThat(faults).as("events when the 503 arrived").hasSize(2 * round + 1);
+            HttpResponse<String> cut = post(call(id++, "large", "{\"bytes\":10}"));
+            assertThat(cut.statusCode()).as(cut.body()).isEqualTo(502);
+            assertThat(faults).as("events when the 502 arrived").hasSize(2 * round + 2);
+            HttpResponse<String> echo = post(call(id++, "echo", "{\"text\":\"r" + round + "\"}"));
+            assertThat(echo.statusCode()).isEqualTo(200);
+            assertThat(echo.body()).contains("\"text\":\"r" + round + "\"");
+            assertThat(faults).as("an untouched call adds no event").hasSize(2 * round + 2);
+        }
+        HttpResponse<String> expired = post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}");
+        assertThat(expired.statusCode()).isEqualTo(404);
+        assertThat(faults).as("events when the 404 arrived").hasSize(7);
+        assertThat(faults).extracting(FaultEvent::fault).containsExactly("http_status", "disconnect", "http_status",
+                "disconnect", "http_status", "disconnect", "session_expire");
+    }
+
     @Test
     void headerGlobsPickTheRequestsOfOneTenant() throws Exception {
         startProxy("rules:\n"

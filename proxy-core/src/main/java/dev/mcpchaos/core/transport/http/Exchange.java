@@ -137,6 +137,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * is thrown away, and its connection is not reused.
      */
     private boolean answeredHere;
+    /** A fault's answer, reserved and waiting for the chain's turn to end (see {@link #answerAfterThisTurn}). */
+    private Runnable pendingAnswer;
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
     private boolean flushPending;
     private String contentTypeOverride;
@@ -573,7 +575,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
             }
             return;
         }
-        if (responseHead == null && phase != Phase.DONE) {
+        if (responseHead == null && phase != Phase.DONE && pendingAnswer == null) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri());
             log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
@@ -1084,6 +1086,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (phase == Phase.DONE) {
             return HttpProxy.DrainOutcome.CUT;
         }
+        if (pendingAnswer != null) {
+            writePendingAnswer(); // a fault's answer, due on the next turn: it goes now, as its own end
+            return phase == Phase.DONE ? HttpProxy.DrainOutcome.FINISHED : HttpProxy.DrainOutcome.CUT;
+        }
         answeredHere = true; // what the upstream still sends is not for the client any more
         frontend.closeUpstream();
         if (!begun()) {
@@ -1155,7 +1161,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * of the session, 404 with the JSON-RPC error, and never forwarded.
      */
     void answerExpiredByFault(Object id) {
-        onLoop(null, () -> {
+        answerAfterThisTurn(() -> {
+            if (begun()) {
+                return; // the client went away meanwhile
+            }
             if (forwarded && responseHead == null) {
                 frontend.closeUpstream(); // its late answer must not be taken for the next request's
             }
@@ -1191,7 +1200,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
             answer.release();
             return false;
         }
-        onLoop(null, () -> {
+        answerAfterThisTurn(() -> {
             if (begun()) {
                 answer.release();
                 return;
@@ -1292,6 +1301,36 @@ final class Exchange implements HeaderSource, ResponseOutput {
      */
     private void afterHeld(Runnable task) {
         chain.endRoute(this, Direction.SERVER_TO_CLIENT, () -> onLoop(null, task));
+    }
+
+    /**
+     * Runs a fault's answer on the client connection's loop once the chain's current turn is
+     * over. The fault's event is published when the fault's action returns, on the chain's loop:
+     * written at once, the answer could reach the client (and a test read the journal) before the
+     * event is in it. On the client's loop the answer is reserved at once ({@link #answeredHere}),
+     * so that nothing else (a late upstream answer, a timeout, the drain) answers meanwhile.
+     */
+    private void answerAfterThisTurn(Runnable answer) {
+        Runnable next = answer;
+        if (downstream.eventLoop().inEventLoop()) {
+            answeredHere = true;
+            pendingAnswer = answer;
+            next = this::writePendingAnswer;
+        }
+        Runnable onClientLoop = next;
+        try {
+            chain.executor().execute(() -> onLoop(null, onClientLoop));
+        } catch (RejectedExecutionException e) {
+            onLoop(null, onClientLoop); // the chain's loop is shutting down: there is no later turn
+        }
+    }
+
+    private void writePendingAnswer() {
+        Runnable answer = pendingAnswer;
+        pendingAnswer = null;
+        if (answer != null) {
+            answer.run();
+        }
     }
 
     /** Runs on the client connection's event loop; releases {@code frame} if that loop is gone. */
