@@ -90,6 +90,9 @@ echo "rounds (total/user µs per request), $rounds of $duration, order swapped e
 echo "  A [$1]:$A"
 echo "  B [$2]:$B"
 echo "  nginx:$N"
+# What a JVM option buys in CPU it may cost in memory: the resident size each ended with.
+rss() { awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$1/status"; }
+echo "resident at the end: A $(rss "$pa"), B $(rss "$pb"), nginx workers and master $(for p in $nginx_workers $(cat "$work/nginx-proxy.pid"); do awk '/^VmRSS/ {print $2}' "/proc/$p/status"; done | awk '{s += $1} END {printf "%.0f MiB", s / 1024}')"
 python3 - "$A" "$B" "$N" <<'PY'
 import statistics, sys
 a, b, n = (s.split() for s in sys.argv[1:4])

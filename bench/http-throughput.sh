@@ -36,10 +36,11 @@ CONTROL_PORT=${CONTROL_PORT:-19184}
 SIDECAR_PROXY_PORT=${SIDECAR_PROXY_PORT:-19185}
 SIDECAR_CONTROL_PORT=${SIDECAR_CONTROL_PORT:-19186}
 # The JVM of the sidecar in deploy/kubernetes: its 256Mi memory limit is below the 1792 MB of a
-# "server-class machine", so the JVM picks the Serial collector, and the image's
-# -XX:MaxRAMPercentage=75 gives a 192 MiB heap. G1, which the other rows get here (24 GiB, 2
-# cores), costs more per request: its write barriers and concurrent work.
-SIDECAR_JVM_OPTS=${SIDECAR_JVM_OPTS:--XX:+UseSerialGC -XX:MaxRAM=256m -XX:MaxRAMPercentage=75}
+# "server-class machine", so the JVM picks the Serial collector, the image's
+# -XX:MaxRAMPercentage=75 gives a 192 MiB heap, and the manifest's JAVA_TOOL_OPTIONS=-Xmn64m its
+# young generation. G1, which the other rows get here (24 GiB, 2 cores), costs more per request:
+# its write barriers and concurrent work.
+SIDECAR_JVM_OPTS=${SIDECAR_JVM_OPTS:--XX:+UseSerialGC -XX:MaxRAM=256m -XX:MaxRAMPercentage=75 -Xmn64m}
 work="$(mktemp -d)"
 cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
