@@ -6,9 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Reads an HTTP/1.1 message head where it lies, into offsets, with no header objects: the first
- * step of framing heads without Netty's codec, which alone costs about what nginx spends on a
- * whole request (#16, docs/benchmarks.md). <b>Not used by the proxy yet.</b>
+ * Reads an HTTP/1.1 message head where it lies, into offsets, with no header objects: how the
+ * proxy's codecs ({@link Http1ServerCodec}, {@link Http1ClientCodec}) read most heads without
+ * Netty's decoder, which alone cost about a third of nginx's whole CPU per request (#16,
+ * docs/benchmarks.md).
  *
  * <p><b>Strict on purpose.</b> It vouches only for heads that every conforming parser reads the
  * same way, and answers {@link #DEFER} for everything else, which the caller hands to Netty's
@@ -78,6 +79,8 @@ public final class HeadScanner {
     private int targetStart;
     private int targetEnd;
     private int status;
+    private int reasonStart;
+    private int reasonEnd;
     private boolean http11;
 
     private HeadScanner(boolean requests, int maxHeadSize, int maxFields) {
@@ -115,11 +118,20 @@ public final class HeadScanner {
      */
     public int scan(ByteBuf in) {
         int readable = Math.min(in.readableBytes(), maxHeadSize);
-        if (copy.length < readable) {
-            copy = new byte[Math.max(readable, copy.length * 2)];
+        // A window that grows: a head is a few hundred bytes, and what follows it (a body of
+        // megabytes, pipelined requests) is not copied.
+        int window = Math.min(readable, 1024);
+        while (true) {
+            if (copy.length < window) {
+                copy = new byte[Math.max(window, copy.length * 2)];
+            }
+            in.getBytes(in.readerIndex(), copy, 0, window);
+            int result = scan(copy, 0, window);
+            if (result != INCOMPLETE || window == readable) {
+                return result;
+            }
+            window = Math.min(readable, window * 4);
         }
-        in.getBytes(in.readerIndex(), copy, 0, readable);
-        return scan(copy, 0, readable);
     }
 
     /**
@@ -254,9 +266,11 @@ public final class HeadScanner {
             return DEFER;
         }
         at += 4;
+        reasonStart = at;
         while (at < end && FIELD_VALUE[array[at] & 0xff]) {
             at++;
         }
+        reasonEnd = at;
         return lineEnd(array, at, end);
     }
 
@@ -361,6 +375,11 @@ public final class HeadScanner {
     /** The status code of a response head. */
     public int status() {
         return status;
+    }
+
+    /** The reason phrase of a response head (a new String; empty when there is none). */
+    public String reason() {
+        return ascii(reasonStart, reasonEnd);
     }
 
     /** The method of a request head (a new String: for tests and logs, not the hot path). */

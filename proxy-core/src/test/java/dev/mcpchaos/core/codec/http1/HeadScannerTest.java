@@ -77,6 +77,7 @@ class HeadScannerTest {
         HeadScanner responses = HeadScanner.forResponses(LIMIT, 64);
         assertThat(responses.scan(ascii(OK), 0, OK.length())).isEqualTo(OK.length());
         assertThat(responses.status()).isEqualTo(200);
+        assertThat(responses.reason()).isEqualTo("OK");
         String untilClose = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n";
         assertThat(responses.scan(ascii(untilClose), 0, untilClose.length())).isEqualTo(HeadScanner.DEFER);
     }
@@ -91,6 +92,23 @@ class HeadScannerTest {
             assertThat(scanner.value(4)).isEqualTo("5");
         } finally {
             direct.release();
+        }
+    }
+
+    @Test
+    void aHeadLongerThanTheFirstWindowIsReadWholeFromAByteBuf() {
+        String head = "POST /mcp HTTP/1.1\r\nX-Long: " + "v".repeat(3000) + "\r\nContent-Length: 5\r\n\r\n";
+        HeadScanner scanner = HeadScanner.forRequests(LIMIT, 64);
+        ByteBuf buffer = Unpooled.directBuffer().writeBytes(ascii(head + "hello"));
+        try {
+            assertThat(scanner.scan(buffer)).isEqualTo(head.length());
+            assertThat(scanner.value(0)).hasSize(3000);
+            assertThat(scanner.contentLength()).isEqualTo(5);
+            buffer.writerIndex(head.length() - 1);
+            assertThat(scanner.scan(buffer)).isEqualTo(HeadScanner.INCOMPLETE);
+            assertThat(HeadScanner.forRequests(2048, 64).scan(buffer)).isEqualTo(HeadScanner.DEFER);
+        } finally {
+            buffer.release();
         }
     }
 
