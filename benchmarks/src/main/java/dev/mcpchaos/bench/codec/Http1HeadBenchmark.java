@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * The scanner does less than the decoder (no body slice, no header objects): the difference is
- * what a proxy that reads heads in place saves on each head it reads, an upper bound.
+ * an upper bound of what the proxy's codecs save on each head they read in place.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
