@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 
 import java.util.List;
@@ -17,7 +18,8 @@ import java.util.List;
  * {@link FlatHttpHeaders} and its {@code Content-Length} body; any other message, from its first
  * byte to its end, goes through Netty's decoder, which refuses what it refuses today. After a
  * message Netty's decoder found broken, everything goes through it (it discards the rest, and the
- * proxy answers and closes): a stream that has lost its framing is never read by the scanner.
+ * proxy answers and closes): a stream that has lost its framing is never read by the scanner; nor
+ * one that switched protocols (101) or became a tunnel ({@link #leftHttp}).
  *
  * <p>The objects it hands on are those Netty's decoder hands on: a head, then contents of at most
  * {@code maxChunkSize} bytes, the last a {@link LastHttpContent} (the empty one for no body).
@@ -64,6 +66,14 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
 
     /** The body the head just made has: its {@code Content-Length}, or 0 where the request rules it out. */
     abstract long bodyLength(HeadScanner scanner);
+
+    /**
+     * Whether the connection has left HTTP/1.1 (an upgrade, a tunnel): then Netty's decoder, which
+     * passes the bytes on as they come, keeps it to the end.
+     */
+    boolean leftHttp() {
+        return false;
+    }
 
     @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
@@ -129,8 +139,9 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
         boolean ended = false;
         for (int i = from; i < out.size(); i++) {
             Object o = out.get(i);
-            if (o instanceof HttpObject && ((HttpObject) o).decoderResult().isFailure()) {
-                broken = true;
+            if (o instanceof HttpObject && ((HttpObject) o).decoderResult().isFailure()
+                    || o instanceof HttpResponse && ((HttpResponse) o).status().code() == 101) {
+                broken = true; // a stream without framing, or one that switched protocols
             }
             if (o instanceof HttpMessage) {
                 openInNetty++;
@@ -139,6 +150,9 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
                 openInNetty--;
                 ended = true;
             }
+        }
+        if (leftHttp()) {
+            broken = true;
         }
         if (ended && !broken && openInNetty == 0) {
             state = State.HEAD;

@@ -30,6 +30,8 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
         Http1ClientCodec.RequestEncoder> {
 
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>(4);
+    /** A CONNECT was answered 200: what follows is the tunnel's, passed on as bytes (as HttpClientCodec does). */
+    private boolean tunnel;
 
     /**
      * @param config      Netty's decoder's limits, for the heads it reads
@@ -87,6 +89,11 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
         long bodyLength(HeadScanner scanner) {
             return noBody ? 0 : scanner.contentLength();
         }
+
+        @Override
+        boolean leftHttp() {
+            return tunnel;
+        }
     }
 
     /** Netty's response decoder, with {@code HttpClientCodec}'s rules for HEAD and CONNECT. */
@@ -97,6 +104,12 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
 
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+            if (tunnel) {
+                if (buffer.isReadable()) {
+                    out.add(buffer.readBytes(buffer.readableBytes()));
+                }
+                return;
+            }
             super.decode(ctx, buffer, out);
         }
 
@@ -117,7 +130,12 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
                 return super.isContentAlwaysEmpty(msg); // the final answer is still to come
             }
             HttpMethod method = methods.poll();
-            if (HttpMethod.HEAD.equals(method) || HttpMethod.CONNECT.equals(method) && status.code() == 200) {
+            if (HttpMethod.CONNECT.equals(method) && status.code() == 200) {
+                tunnel = true;
+                methods.clear();
+                return true;
+            }
+            if (HttpMethod.HEAD.equals(method)) {
                 return true;
             }
             return super.isContentAlwaysEmpty(msg);

@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.transport.http;
 
+import dev.mcpchaos.core.codec.http1.FlatHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -66,36 +67,51 @@ final class HeadFacts {
 
     /** Reads {@code headers} once. */
     static HeadFacts of(HttpHeaders headers) {
-        String sessionId = null;
-        String contentType = null;
-        String contentLength = null;
-        String connection = null;
-        int connections = 0;
-        boolean transferEncoding = false;
+        Scan scan = new Scan();
+        if (headers instanceof FlatHttpHeaders) {
+            ((FlatHttpHeaders) headers).forEachField(scan); // a head read in place: no object per field
+        } else {
+            Iterator<Map.Entry<CharSequence, CharSequence>> entries = headers.iteratorCharSequence();
+            while (entries.hasNext()) {
+                Map.Entry<CharSequence, CharSequence> entry = entries.next();
+                scan.field(entry.getKey(), entry.getValue());
+            }
+        }
+        return new HeadFacts(scan.sessionId, scan.contentType, scan.contentLength, scan.connection, scan.connections,
+                scan.transferEncoding, scan.hopByHop);
+    }
+
+    /** What one pass over the fields found; values are copied only for the few kept. */
+    private static final class Scan implements FlatHttpHeaders.FieldVisitor {
+        String sessionId;
+        String contentType;
+        String contentLength;
+        String connection;
+        int connections;
+        boolean transferEncoding;
         HopByHop hopByHop = HopByHop.NONE;
-        Iterator<Map.Entry<CharSequence, CharSequence>> entries = headers.iteratorCharSequence();
-        while (entries.hasNext()) {
-            Map.Entry<CharSequence, CharSequence> entry = entries.next();
-            CharSequence name = entry.getKey();
+
+        @Override
+        public void field(CharSequence name, CharSequence value) {
             // By length first: most names are none of these, and most lengths rule all out at once.
             switch (name.length()) {
                 case 14:
                     if (contentLength == null && is(name, HttpHeaderNames.CONTENT_LENGTH)) {
-                        contentLength = entry.getValue().toString();
+                        contentLength = value.toString();
                     } else if (sessionId == null && is(name, HttpMessages.MCP_SESSION_ID)) {
-                        sessionId = entry.getValue().toString();
+                        sessionId = value.toString();
                     }
                     break;
                 case 12:
                     if (contentType == null && is(name, HttpHeaderNames.CONTENT_TYPE)) {
-                        contentType = entry.getValue().toString();
+                        contentType = value.toString();
                     }
                     break;
                 case 10:
                     if (is(name, HttpHeaderNames.CONNECTION)) {
                         connections++;
-                        connection = connections == 1 ? entry.getValue().toString() : null;
-                        if (!namesNoHeader(entry.getValue())) {
+                        connection = connections == 1 ? value.toString() : null;
+                        if (!namesNoHeader(value)) {
                             hopByHop = HopByHop.OTHERS;
                         } else if (hopByHop == HopByHop.NONE) {
                             hopByHop = HopByHop.CONNECTION_ONLY;
@@ -139,8 +155,6 @@ final class HeadFacts {
                     break;
             }
         }
-        return new HeadFacts(sessionId, contentType, contentLength, connection, connections, transferEncoding,
-                hopByHop);
     }
 
     private static boolean is(CharSequence name, AsciiString known) {

@@ -157,6 +157,9 @@ class FlatHttpHeadersTest {
         List<String> nettySequence = new ArrayList<>();
         netty.iteratorCharSequence().forEachRemaining(e -> nettySequence.add(e.getKey() + "=" + e.getValue()));
         assertThat(flatSequence).as(what).isEqualTo(nettySequence);
+        List<String> visited = new ArrayList<>();
+        flat.forEachField((name, value) -> visited.add(name + "=" + value));
+        assertThat(visited).as("forEachField after %s", what).isEqualTo(nettySequence);
         for (String name : NAMES) {
             assertThat(flat.get(name)).as("get %s after %s", name, what).isEqualTo(netty.get(name));
             assertThat(flat.getAll(name)).as("getAll %s after %s", name, what).isEqualTo(netty.getAll(name));

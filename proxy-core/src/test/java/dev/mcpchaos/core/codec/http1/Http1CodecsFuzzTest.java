@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Coverage-guided search (Jazzer; see docs/fuzzing.md) for a byte stream that
  * {@link Http1ServerCodec} or {@link Http1ClientCodec} reads otherwise than the Netty codec it
- * replaces: any bytes as requests, and as responses to requests whose methods the input's first
- * byte picks, cut every way of {@link Cuts}. What each hands on, what each writes back and
- * whether it closes must be the same (see {@link Http1CodecsTest}).
+ * replaces: any bytes as requests, and as responses to four requests whose methods (POST, HEAD,
+ * CONNECT, GET) the input's first byte picks, cut every way of {@link Cuts}. What each hands on,
+ * what each writes back and whether it closes must be the same (see {@link Http1CodecsTest}).
  */
 class Http1CodecsFuzzTest {
 
@@ -35,8 +35,9 @@ class Http1CodecsFuzzTest {
 
             List<HttpMethod> methods = new ArrayList<>();
             int picks = input.length == 0 ? 0 : input[0] & 0xff;
+            HttpMethod[] kinds = {HttpMethod.POST, HttpMethod.HEAD, HttpMethod.CONNECT, HttpMethod.GET};
             for (int i = 0; i < 4; i++) {
-                methods.add((picks >> i & 1) == 1 ? HttpMethod.HEAD : HttpMethod.POST);
+                methods.add(kinds[picks >> (2 * i) & 3]);
             }
             Http1CodecsTest.Side oursUp = Http1CodecsTest.fetch(
                     new EmbeddedChannel(new Http1ClientCodec(Http1CodecsTest.config(), 4096)), methods, chunks, true);

@@ -146,6 +146,39 @@ class Http1CodecsTest {
         return scanner.scan(bytes, 0, bytes.length) > 0;
     }
 
+    /**
+     * After a CONNECT's 200 or a 101 to another protocol, what follows is bytes, however much it
+     * looks like HTTP; a 101 to HTTP/1.1 stays HTTP. Cut every way, as the other streams.
+     */
+    @Test
+    void aTunnelOrAnUpgradeIsBytesToTheEnd() {
+        String lookalike = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        List<Map.Entry<List<HttpMethod>, String>> cases = List.of(
+                Map.entry(List.of(HttpMethod.CONNECT), "HTTP/1.1 200 Connection Established\r\n\r\n" + lookalike),
+                Map.entry(List.of(HttpMethod.POST, HttpMethod.CONNECT), RESPONSES_TO_POST[0]
+                        + "HTTP/1.1 200 OK\r\n\r\n" + lookalike + lookalike),
+                Map.entry(List.of(HttpMethod.CONNECT, HttpMethod.POST), "HTTP/1.1 407 Auth\r\nContent-Length: 0\r\n\r\n"
+                        + lookalike),
+                Map.entry(List.of(HttpMethod.GET), "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                        + "Connection: Upgrade\r\n\r\n" + lookalike),
+                Map.entry(List.of(HttpMethod.GET), "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n"
+                        + "Connection: Upgrade\r\n\r\n" + lookalike + lookalike),
+                Map.entry(List.of(HttpMethod.GET, HttpMethod.POST), "HTTP/1.1 101 Switching Protocols\r\n"
+                        + "Upgrade: HTTP/1.1\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + lookalike));
+        Random random = new Random(101);
+        for (Map.Entry<List<HttpMethod>, String> c : cases) {
+            byte[] bytes = c.getValue().getBytes(StandardCharsets.ISO_8859_1);
+            for (int round = 0; round < 20; round++) {
+                List<byte[]> chunks = cut(bytes, random);
+                Side ours = fetch(new EmbeddedChannel(new Http1ClientCodec(config(), 4096)), c.getKey(), chunks, true);
+                Side netty = fetch(new EmbeddedChannel(new HttpClientCodec(config(), false, false)), c.getKey(), chunks,
+                        false);
+                assertThat(ours.read).as("%s after %s, %d chunks", c.getValue(), c.getKey(), chunks.size())
+                        .isEqualTo(netty.read);
+            }
+        }
+    }
+
     /** What one codec made of a stream. */
     record Side(List<String> read, String written, boolean open) {
     }
@@ -233,6 +266,10 @@ class Http1CodecsTest {
     private static void drain(EmbeddedChannel channel, List<String> read, StringBuilder body, List<HttpRequest> requests) {
         for (Object o; (o = channel.readInbound()) != null; ) {
             try {
+                if (o instanceof ByteBuf) { // a tunnel's or another protocol's bytes
+                    read.add("bytes [" + ((ByteBuf) o).toString(StandardCharsets.ISO_8859_1) + "]");
+                    continue;
+                }
                 HttpObject object = (HttpObject) o;
                 String result = object.decoderResult().isSuccess() ? "ok"
                         : "failed: " + object.decoderResult().cause().getClass().getSimpleName();

@@ -1,5 +1,7 @@
 package dev.mcpchaos.core.transport.http;
 
+import dev.mcpchaos.core.codec.http1.FlatHttpHeaders;
+import dev.mcpchaos.core.codec.http1.HeadScanner;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -111,6 +113,55 @@ class HeadFactsTest {
         assertThat(facts.contentType).isNull();
         assertThat(facts.contentLength).isNull();
         assertThat(facts.sessionId).isNull();
+    }
+
+    /**
+     * A head read in place ({@link FlatHttpHeaders}, its fields as received or set since) gives
+     * the facts its fields give in Netty's headers.
+     */
+    @Test
+    void aHeadReadInPlaceHasTheFactsOfTheSameFieldsInNettysHeaders() {
+        List<String[]> heads = List.of(
+                new String[] {"Host", "a", "Content-Type", "application/json", "Content-Length", "12",
+                    "mcp-session-id", "s-1", "Connection", "keep-alive"},
+                new String[] {"MCP-SESSION-ID", "s-2", "content-type", "text/event-stream", "Connection", "close"},
+                new String[] {"Connection", "keep-alive , X-Hop", "X-Hop", "1"},
+                new String[] {"Connection", "keep-alive", "connection", "Close"},
+                new String[] {"Keep-Alive", "timeout=5", "TE", "trailers", "Upgrade", "h2c", "Trailer", "X"},
+                new String[] {"Proxy-Connection", "x", "Proxy-Authenticate", "x", "Proxy-Authorization", "x"},
+                new String[] {"Xe", "1", "X-Trail", "1", "Connectio2", "1", "Content-Lengt2", "1", "Content-Typ2", "1"},
+                new String[] {"Content-Length", "007", "Content-Type", "application/json; charset=utf-8"},
+                new String[] {});
+        int compared = 0;
+        for (HttpVersion version : List.of(HttpVersion.HTTP_1_0, HttpVersion.HTTP_1_1)) {
+            for (String[] fields : heads) {
+                HttpRequest netty = request(version, fields);
+                StringBuilder text = new StringBuilder("POST /mcp ").append(version).append("\r\n");
+                for (int i = 0; i < fields.length; i += 2) {
+                    text.append(fields[i]).append(": ").append(fields[i + 1]).append("\r\n");
+                }
+                byte[] bytes = text.append("\r\n").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                HeadScanner scanner = HeadScanner.forRequests(8192, 64);
+                assertThat(scanner.scan(bytes, 0, bytes.length)).as("%s", text).isEqualTo(bytes.length);
+                FlatHttpHeaders asReceived = FlatHttpHeaders.of(scanner);
+                FlatHttpHeaders setSince = new FlatHttpHeaders();
+                for (int i = 0; i < fields.length; i += 2) {
+                    setSince.add(fields[i], fields[i + 1]);
+                }
+                for (FlatHttpHeaders flat : List.of(asReceived, setSince)) {
+                    HttpRequest request = new DefaultHttpRequest(version, HttpMethod.POST, "/mcp", flat);
+                    assertThat(facts(HeadFacts.of(flat), request)).as("%s", text)
+                            .isEqualTo(facts(HeadFacts.of(netty.headers()), netty));
+                    compared++;
+                }
+            }
+        }
+        assertThat(compared).isEqualTo(2 * heads.size() * 2);
+    }
+
+    private static List<Object> facts(HeadFacts facts, HttpMessage head) {
+        return java.util.Arrays.asList(facts.sessionId, facts.contentType, facts.contentLength, facts.length,
+                facts.transferEncoding, facts.hopByHop, facts.keepAlive(head));
     }
 
     private static HttpRequest request(HttpVersion version, String... namesAndValues) {
