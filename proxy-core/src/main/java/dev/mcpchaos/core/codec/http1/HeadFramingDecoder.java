@@ -47,10 +47,17 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
     /** Netty's decoder found a message broken: it keeps the connection from here on. */
     private boolean broken;
     private long bodyLeft;
+    /** How many bytes the last scan that found the head incomplete saw; 0 when there was none. */
+    private int incompleteAt;
 
     HeadFramingDecoder(HeadScanner scanner, int maxChunkSize) {
         this.scanner = scanner;
         this.maxChunkSize = maxChunkSize;
+    }
+
+    /** The scanner, for tests. */
+    HeadScanner scanner() {
+        return scanner;
     }
 
     /** Netty's decoder for what the scanner defers; made once, on first use. */
@@ -85,10 +92,20 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
     }
 
     private void readHead(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        int length = scanner.scan(in);
-        if (length == HeadScanner.INCOMPLETE) {
+        int readable = in.readableBytes();
+        if (incompleteAt > 0 && readable < scanner.maxHeadSize()
+                && in.indexOf(in.readerIndex() + incompleteAt, in.writerIndex(), (byte) '\n') < 0) {
+            // No line ended since the last scan found the head incomplete: it still is. Without
+            // this a head sent a byte at a time would be scanned (and copied) whole per byte.
+            incompleteAt = readable;
             return;
         }
+        int length = scanner.scan(in);
+        if (length == HeadScanner.INCOMPLETE) {
+            incompleteAt = readable;
+            return;
+        }
+        incompleteAt = 0;
         HttpMessage head = length > 0 ? newHead(scanner) : null;
         if (head == null) {
             state = State.NETTY;

@@ -82,6 +82,9 @@ public final class HeadScanner {
     private int reasonStart;
     private int reasonEnd;
     private boolean http11;
+    private long scans;
+    /** The last {@link #scan(ByteBuf)} found the head incomplete. */
+    private boolean lastIncomplete;
 
     private HeadScanner(boolean requests, int maxHeadSize, int maxFields) {
         if (maxHeadSize < 16 || maxFields < 1) {
@@ -119,8 +122,9 @@ public final class HeadScanner {
     public int scan(ByteBuf in) {
         int readable = Math.min(in.readableBytes(), maxHeadSize);
         // A window that grows: a head is a few hundred bytes, and what follows it (a body of
-        // megabytes, pipelined requests) is not copied.
-        int window = Math.min(readable, 1024);
+        // megabytes, pipelined requests) is not copied. After a scan that found the head
+        // incomplete, all of what came is head so far: the next scan takes it whole, at once.
+        int window = lastIncomplete ? readable : Math.min(readable, 1024);
         while (true) {
             if (copy.length < window) {
                 copy = new byte[Math.max(window, copy.length * 2)];
@@ -128,6 +132,7 @@ public final class HeadScanner {
             in.getBytes(in.readerIndex(), copy, 0, window);
             int result = scan(copy, 0, window);
             if (result != INCOMPLETE || window == readable) {
+                lastIncomplete = result == INCOMPLETE;
                 return result;
             }
             window = Math.min(readable, window * 4);
@@ -140,6 +145,7 @@ public final class HeadScanner {
      * @return the head's length in bytes (through its blank line), {@link #INCOMPLETE} or {@link #DEFER}
      */
     public int scan(byte[] array, int from, int available) {
+        scans++;
         bytes = array;
         start = from;
         fields = 0;
@@ -345,6 +351,16 @@ public final class HeadScanner {
             }
         }
         return true;
+    }
+
+    /** The largest head it accepts. */
+    public int maxHeadSize() {
+        return maxHeadSize;
+    }
+
+    /** How many scans it has made: for tests of how often a caller scans. */
+    long scans() {
+        return scans;
     }
 
     /** The array the offsets index. */

@@ -46,6 +46,11 @@ public final class Http1ServerCodec extends CombinedChannelDuplexHandler<Http1Se
         init(new RequestDecoder(config, maxHeadSize), new ResponseEncoder());
     }
 
+    /** How many times heads were scanned: for tests. */
+    long headScans() {
+        return inboundHandler().scanner().scans();
+    }
+
     /** Reads requests (see {@link Http1ServerCodec}). */
     final class RequestDecoder extends HeadFramingDecoder {
         private final HttpDecoderConfig config;

@@ -147,6 +147,39 @@ class Http1CodecsTest {
     }
 
     /**
+     * A head sent a byte at a time is scanned once per line, not once per byte (each scan copies
+     * what has come so far), and is read whole; so is a deferred one (chunked), by Netty's decoder.
+     */
+    @Test
+    void aHeadSentAByteAtATimeIsScannedOncePerLine() {
+        StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\n");
+        for (int i = 0; i < 60; i++) {
+            head.append("X-Field-").append(i).append(": ").append("v".repeat(40)).append("\r\n");
+        }
+        String fields = head.toString();
+        for (String text : List.of(fields + "Content-Length: 2\r\n\r\nok",
+                fields + "Transfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")) {
+            byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+            Http1ServerCodec codec = new Http1ServerCodec(config(), LIMIT);
+            EmbeddedChannel channel = new EmbeddedChannel(codec);
+            try {
+                List<String> read = new ArrayList<>();
+                StringBuilder body = new StringBuilder();
+                for (byte b : bytes) {
+                    channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+                    drain(channel, read, body, null);
+                }
+                assertThat(read).as(text.contains("chunked") ? "deferred" : "scanned").hasSize(2);
+                assertThat(read.get(1)).startsWith("end [ok]");
+                assertThat(codec.headScans()).as("scans of a head of %d bytes and 63 lines", bytes.length)
+                        .isLessThanOrEqualTo(63 + 3);
+            } finally {
+                channel.finishAndReleaseAll();
+            }
+        }
+    }
+
+    /**
      * After a CONNECT's 200 or a 101 to another protocol, what follows is bytes, however much it
      * looks like HTTP; a 101 to HTTP/1.1 stays HTTP. Cut every way, as the other streams.
      */
