@@ -185,19 +185,22 @@ public final class FlatHttpHeaders extends HttpHeaders {
     // ---- reading
 
     private int indexOf(CharSequence name, int from) {
-        int length = name.length();
         for (int i = from; i < size; i++) {
-            int slot = 4 * i;
-            int start = offsets[slot];
-            if (start != RAW) {
-                if (offsets[slot + 1] - start == length && rawNameEquals(start, name)) {
-                    return i;
-                }
-            } else if (names[i].length() == length && names[i].equalsIgnoreCase(name.toString())) {
+            if (nameIs(i, name)) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** Whether field {@code i} is called {@code name}, in any case. */
+    private boolean nameIs(int i, CharSequence name) {
+        int slot = 4 * i;
+        int start = offsets[slot];
+        if (start != RAW) {
+            return offsets[slot + 1] - start == name.length() && rawNameEquals(start, name);
+        }
+        return names[i].length() == name.length() && names[i].equalsIgnoreCase(name.toString());
     }
 
     private boolean rawNameEquals(int start, CharSequence name) {
@@ -504,7 +507,7 @@ public final class FlatHttpHeaders extends HttpHeaders {
     private void removeAll(CharSequence name) {
         int kept = 0;
         for (int i = 0; i < size; i++) {
-            if (indexOf(name, i) == i) {
+            if (nameIs(i, name)) {
                 continue;
             }
             if (kept != i) {

@@ -100,7 +100,7 @@ abstract class HeadFramingDecoder extends ByteToMessageDecoder {
             incompleteAt = readable;
             return;
         }
-        int length = scanner.scan(in);
+        int length = scanner.scan(in, incompleteAt > 0);
         if (length == HeadScanner.INCOMPLETE) {
             incompleteAt = readable;
             return;

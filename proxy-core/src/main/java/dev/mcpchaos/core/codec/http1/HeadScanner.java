@@ -83,8 +83,6 @@ public final class HeadScanner {
     private int reasonEnd;
     private boolean http11;
     private long scans;
-    /** The last {@link #scan(ByteBuf)} found the head incomplete. */
-    private boolean lastIncomplete;
 
     private HeadScanner(boolean requests, int maxHeadSize, int maxFields) {
         if (maxHeadSize < 16 || maxFields < 1) {
@@ -120,11 +118,19 @@ public final class HeadScanner {
      * @return the head's length in bytes (through its blank line), {@link #INCOMPLETE} or {@link #DEFER}
      */
     public int scan(ByteBuf in) {
+        return scan(in, false);
+    }
+
+    /**
+     * As {@link #scan(ByteBuf)}, for a caller that says whether its last scan of this head, from
+     * the same reader index, found it incomplete: then all that is there is head so far, and is
+     * taken in one window.
+     */
+    public int scan(ByteBuf in, boolean continuing) {
         int readable = Math.min(in.readableBytes(), maxHeadSize);
         // A window that grows: a head is a few hundred bytes, and what follows it (a body of
-        // megabytes, pipelined requests) is not copied. After a scan that found the head
-        // incomplete, all of what came is head so far: the next scan takes it whole, at once.
-        int window = lastIncomplete ? readable : Math.min(readable, 1024);
+        // megabytes, pipelined requests) is not copied.
+        int window = continuing ? readable : Math.min(readable, 1024);
         while (true) {
             if (copy.length < window) {
                 copy = new byte[Math.max(window, copy.length * 2)];
@@ -132,7 +138,6 @@ public final class HeadScanner {
             in.getBytes(in.readerIndex(), copy, 0, window);
             int result = scan(copy, 0, window);
             if (result != INCOMPLETE || window == readable) {
-                lastIncomplete = result == INCOMPLETE;
                 return result;
             }
             window = Math.min(readable, window * 4);

@@ -54,23 +54,7 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
 
         @Override
         Fallback newFallback() {
-            NettyResponses netty = new NettyResponses(config);
-            return new Fallback() {
-                @Override
-                public void decodeOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-                    netty.decode(ctx, in, out);
-                }
-
-                @Override
-                public void decodeLastOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-                    netty.decodeLast(ctx, in, out);
-                }
-
-                @Override
-                public void release(ChannelHandlerContext ctx) throws Exception {
-                    netty.handlerRemoved0(ctx);
-                }
-            };
+            return new NettyResponses(config);
         }
 
         @Override
@@ -97,7 +81,7 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
     }
 
     /** Netty's response decoder, with {@code HttpClientCodec}'s rules for HEAD and CONNECT. */
-    private final class NettyResponses extends HttpResponseDecoder {
+    private final class NettyResponses extends HttpResponseDecoder implements HeadFramingDecoder.Fallback {
         NettyResponses(HttpDecoderConfig config) {
             super(config);
         }
@@ -114,13 +98,18 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
         }
 
         @Override
-        protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-            super.decodeLast(ctx, in, out);
+        public void decodeOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            decode(ctx, in, out);
         }
 
         @Override
-        protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
-            super.handlerRemoved0(ctx);
+        public void decodeLastOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            decodeLast(ctx, in, out);
+        }
+
+        @Override
+        public void release(ChannelHandlerContext ctx) throws Exception {
+            handlerRemoved0(ctx);
         }
 
         @Override

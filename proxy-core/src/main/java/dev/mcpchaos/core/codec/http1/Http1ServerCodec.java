@@ -62,23 +62,7 @@ public final class Http1ServerCodec extends CombinedChannelDuplexHandler<Http1Se
 
         @Override
         Fallback newFallback() {
-            NettyRequests netty = new NettyRequests(config);
-            return new Fallback() {
-                @Override
-                public void decodeOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-                    netty.decode(ctx, in, out);
-                }
-
-                @Override
-                public void decodeLastOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-                    netty.decodeLast(ctx, in, out);
-                }
-
-                @Override
-                public void release(ChannelHandlerContext ctx) throws Exception {
-                    netty.handlerRemoved0(ctx);
-                }
-            };
+            return new NettyRequests(config);
         }
 
         @Override
@@ -96,7 +80,7 @@ public final class Http1ServerCodec extends CombinedChannelDuplexHandler<Http1Se
     }
 
     /** Netty's request decoder, keeping the same account of methods as the fast path. */
-    private final class NettyRequests extends HttpRequestDecoder {
+    private final class NettyRequests extends HttpRequestDecoder implements HeadFramingDecoder.Fallback {
         NettyRequests(HttpDecoderConfig config) {
             super(config);
         }
@@ -113,13 +97,18 @@ public final class Http1ServerCodec extends CombinedChannelDuplexHandler<Http1Se
         }
 
         @Override
-        protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-            super.decodeLast(ctx, in, out);
+        public void decodeOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            decode(ctx, in, out);
         }
 
         @Override
-        protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
-            super.handlerRemoved0(ctx);
+        public void decodeLastOnce(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            decodeLast(ctx, in, out);
+        }
+
+        @Override
+        public void release(ChannelHandlerContext ctx) throws Exception {
+            handlerRemoved0(ctx);
         }
 
         @Override
