@@ -95,8 +95,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private final HttpProxyConfig config;
 
     // ---- the request
-    /** The request body: the piece it came in, when it came whole, else gathered here. */
-    private ByteBuf requestBody;
+    /** The request body: the piece it came in, when it came whole, else gathered in blocks. */
+    private BodyGatherer requestBody;
     /** Whether the client's connection stays open after this exchange, as its request said. */
     private final boolean clientKeepAlive;
     /**
@@ -311,13 +311,16 @@ final class Exchange implements HeaderSource, ResponseOutput {
                     rejectBody(size);
                     return;
                 }
-                if (!frontend.buffers().tryReserve(bytes.readableBytes())) {
+                if (requestBody == null) {
+                    requestBody = new BodyGatherer(downstream.alloc(), requestFacts.length);
+                }
+                long needed = requestBody.capacityNeeded(bytes, last);
+                if (!frontend.buffers().tryReserve(needed)) {
                     rejectBuffered();
                     return;
                 }
-                requestReserved += bytes.readableBytes();
-                requestBody = gather(downstream.alloc(), requestBody, bytes, last, requestFacts.length,
-                        64 * 1024, config.maxRequestBody);
+                requestReserved += needed;
+                requestBody.add(bytes, last);
             } finally {
                 content.release();
             }
@@ -360,7 +363,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     private void onRequestBody() {
-        ByteBuf body = requestBody != null ? requestBody : Unpooled.EMPTY_BUFFER;
+        ByteBuf body = requestBody != null ? requestBody.take() : Unpooled.EMPTY_BUFFER;
         requestBody = null;
         if (frontend.sessions().isExpired(sessionId)) {
             Envelope envelope = SNIFFERS.get().sniff(body);
@@ -511,29 +514,6 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (!clientOnlyHeaders.contains(name)) {
             clientOnlyHeaders.add(name, values);
         }
-    }
-
-    /**
-     * Adds a piece of a body to what was gathered so far and returns the body. A body that comes
-     * whole in one piece is kept as it is, a retained slice of what was read, with no copy,
-     * unless that piece pins a much larger buffer (a request held by a latency fault would then
-     * hold all of it); otherwise the pieces are copied into a heap buffer of their own.
-     */
-    static ByteBuf gather(ByteBufAllocator alloc, ByteBuf gathered, ByteBuf piece, boolean last, long declared,
-                          int initialLimit, int maxCapacity) {
-        if (gathered == null) {
-            ByteBuf parent = piece.unwrap();
-            if (last && (parent == null || parent.capacity() <= 2L * piece.readableBytes() + 8192)) {
-                return piece.retain();
-            }
-            // Sized by what came, not by what was declared: a client that declares a large body
-            // and sends a few bytes must not make the proxy hold the large buffer (the buffer
-            // grows as the bytes come).
-            int piece0 = piece.readableBytes();
-            long size = Math.min(Math.max(declared, piece0), Math.max(2L * piece0, 4096));
-            gathered = alloc.heapBuffer((int) Math.max(256, Math.min(size, initialLimit)), maxCapacity);
-        }
-        return gathered.writeBytes(piece);
     }
 
     private void startResponseTimeout() {
@@ -912,7 +892,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     @Override
-    public boolean reserve(int bytes) {
+    public boolean reserve(long bytes) {
         BufferBudget buffers = frontend.buffers();
         if (buffers.tryReserve(bytes)) {
             responseReserved += bytes;

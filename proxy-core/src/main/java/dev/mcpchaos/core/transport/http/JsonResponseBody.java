@@ -32,10 +32,10 @@ final class JsonResponseBody implements ResponseBody {
     private static final Logger log = LoggerFactory.getLogger(JsonResponseBody.class);
 
     private final ResponseOutput out;
-    /** The upstream's Content-Length, or -1: it sizes the gathering buffer. */
+    /** The upstream's Content-Length, or -1. */
     private final long declaredLength;
-    /** The body gathered so far; null before the first piece and once it went into the chain. */
-    private ByteBuf gathered;
+    /** The body gathered so far; emptied when it goes into the chain or out raw. */
+    private final BodyGatherer gathered;
     /**
      * Bytes a fault made that are no message (noise, or the answer corrupted): a JSON body carries
      * one message, so they lead it, as if the server had printed them, or are the body when no
@@ -52,6 +52,7 @@ final class JsonResponseBody implements ResponseBody {
     JsonResponseBody(ResponseOutput out, long declaredLength) {
         this.out = out;
         this.declaredLength = declaredLength;
+        this.gathered = new BodyGatherer(out.alloc(), declaredLength);
         out.bodyProgress(false);
     }
 
@@ -59,27 +60,25 @@ final class JsonResponseBody implements ResponseBody {
     public ResponseBody onContent(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
         ByteBuf bytes = content.content();
-        long size = (gathered == null ? 0L : gathered.readableBytes()) + bytes.readableBytes();
+        long size = gathered.readableBytes() + bytes.readableBytes();
         if (size > out.config().maxJsonResponseBody) {
             log.info("{}: JSON response over {} bytes: relayed without interception", out.label(),
                     out.config().maxJsonResponseBody);
             return goRaw(content);
         }
-        if (!out.reserve(bytes.readableBytes())) {
+        if (!out.reserve(gathered.capacityNeeded(bytes, last))) {
             log.info("{}: the proxy holds as many bytes of bodies as it may: JSON response relayed without interception",
                     out.label());
             return goRaw(content);
         }
         try {
-            gathered = Exchange.gather(out.alloc(), gathered, bytes, last, declaredLength >= 0 ? declaredLength : 1024L,
-                    1 << 20, Integer.MAX_VALUE);
+            gathered.add(bytes, last);
         } finally {
             content.release();
         }
         out.bodyProgress(last);
         if (last) {
-            ByteBuf body = gathered;
-            gathered = null;
+            ByteBuf body = gathered.take();
             Envelope envelope = Exchange.sniffer().sniff(body);
             Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
                     out.chain().session().nextSequence(Direction.SERVER_TO_CLIENT));
@@ -96,9 +95,8 @@ final class JsonResponseBody implements ResponseBody {
         HttpResponse clientHead = out.clientHead();
         HttpUtil.setTransferEncodingChunked(clientHead, declaredLength < 0);
         out.writeHead(clientHead);
-        if (gathered != null) {
-            out.writeContent(new DefaultHttpContent(gathered));
-            gathered = null;
+        if (!gathered.isEmpty()) {
+            out.writeContent(new DefaultHttpContent(gathered.take()));
         }
         ResponseBody raw = new RawResponseBody(out);
         return raw.onContent(content);
@@ -163,10 +161,7 @@ final class JsonResponseBody implements ResponseBody {
 
     @Override
     public void release() {
-        if (gathered != null) {
-            gathered.release();
-            gathered = null;
-        }
+        gathered.release();
         if (prefix != null) {
             prefix.release();
             prefix = null;

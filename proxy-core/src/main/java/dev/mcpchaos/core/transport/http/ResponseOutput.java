@@ -72,7 +72,7 @@ interface ResponseOutput {
      * Reserves {@code bytes} of the proxy's ceiling on bytes held for clients, until the exchange
      * ends; false (counted as the limit {@code buffered}) when they do not fit.
      */
-    boolean reserve(int bytes);
+    boolean reserve(long bytes);
 
     /** The exchange was ended by a fault that closed the upstream after the whole answer came. */
     boolean upstreamCutByFault();
