@@ -6,10 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Reads an HTTP/1.1 message head where it lies, into offsets, with no header objects: how
- * {@link Http1ServerCodec} and {@link Http1ClientCodec} read most heads without Netty's decoder,
- * which alone cost about a third of nginx's whole CPU per request (#16, docs/benchmarks.md).
- * Those codecs are not wired into the proxy yet (docs/benchmarks.md says why).
+ * Reads an HTTP/1.1 message head where it lies, into offsets, with no header objects: how the
+ * proxy's codecs ({@link Http1ServerCodec}, {@link Http1ClientCodec}) read most heads without
+ * Netty's decoder, which alone cost about a third of nginx's whole CPU per request (#16,
+ * docs/benchmarks.md).
  *
  * <p><b>Strict on purpose.</b> It vouches only for heads that every conforming parser reads the
  * same way, and answers {@link #DEFER} for everything else, which the caller hands to Netty's

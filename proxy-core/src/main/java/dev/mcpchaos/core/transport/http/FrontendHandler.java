@@ -1,5 +1,6 @@
 package dev.mcpchaos.core.transport.http;
 
+import dev.mcpchaos.core.codec.http1.Http1ClientCodec;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -23,7 +24,7 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -794,7 +795,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
                             ch.pipeline().addLast("tls", config.upstreamTls.newHandler(ch.alloc(),
                                     config.upstream.getHostString(), config.upstream.getPort()));
                         }
-                        ch.pipeline().addLast("http", new HttpClientCodec(4096, config.maxHeaderSize, 64 * 1024));
+                        ch.pipeline().addLast("http", new Http1ClientCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
+                                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024),
+                                Math.min(4096, config.maxHeaderSize)));
                         ch.pipeline().addLast("http10-keep-alive", HTTP10_KEEP_ALIVE);
                         ch.pipeline().addLast("backend", handler);
                     }

@@ -2,6 +2,7 @@ package dev.mcpchaos.core.transport.http;
 
 import io.netty.buffer.ByteBuf;
 import java.util.Map;
+import dev.mcpchaos.core.codec.http1.Http1ServerCodec;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
@@ -25,7 +26,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
@@ -230,8 +230,9 @@ public final class HttpProxy implements AutoCloseable {
         // connection (1 % of the CPU of a client that connects per request).
         // Before the codec: the first byte of a request head starts its deadline.
         pipeline.addLast("read-watch", frontend.readWatch());
-        pipeline.addLast("http", new HttpServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
-                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Integer.MAX_VALUE));
+        // Heads the scanner vouches for are read in place; the rest by Netty's decoder, as before.
+        pipeline.addLast("http", new Http1ServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Math.min(8192, config.maxHeaderSize)));
         pipeline.addLast("frontend", frontend);
     }
 
