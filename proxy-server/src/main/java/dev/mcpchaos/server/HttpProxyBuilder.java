@@ -1,5 +1,6 @@
 package dev.mcpchaos.server;
 
+import dev.mcpchaos.core.transport.IoTransport;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
@@ -71,6 +72,16 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      */
     public HttpProxyBuilder maxBuffered(long bytes) {
         delegate.maxBuffered(bytes);
+        return this;
+    }
+
+    /**
+     * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null): the
+     * first of them this process may use; one that is not available makes {@link #start()} fail,
+     * saying why.
+     */
+    public HttpProxyBuilder io(IoTransport io) {
+        delegate.io(io);
         return this;
     }
 

@@ -1,43 +1,36 @@
 package dev.mcpchaos.core.transport;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 
-/** Native epoll where the platform has it, NIO elsewhere: the one place that chooses. */
+/**
+ * Native epoll where the platform has it, NIO elsewhere: the transport of the proxy's own
+ * listeners (control API, operations) and of the benchmarks' peers. The HTTP proxy's data path
+ * picks its own ({@link IoTransport}, io_uring first).
+ */
 public final class NettyTransports {
 
-    private static final boolean EPOLL = Epoll.isAvailable();
+    private static final IoTransport TRANSPORT = IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO;
 
     private NettyTransports() {
     }
 
     /** {@code epoll} or {@code nio}. */
     public static String name() {
-        return EPOLL ? "epoll" : "nio";
+        return TRANSPORT.label();
     }
 
     /** A group of {@code threads} event loops (0: Netty's default, twice the cores) with daemon threads. */
     public static EventLoopGroup newEventLoopGroup(int threads, String name) {
-        IoHandlerFactory io = EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), io);
+        return TRANSPORT.newEventLoopGroup(threads, name);
     }
 
     public static Class<? extends ServerChannel> serverChannelType() {
-        return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        return TRANSPORT.serverChannelType();
     }
 
     public static Class<? extends SocketChannel> socketChannelType() {
-        return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+        return TRANSPORT.socketChannelType();
     }
 }

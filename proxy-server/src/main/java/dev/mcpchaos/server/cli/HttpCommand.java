@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.core.transport.IoTransport;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.ProxyStartException;
@@ -59,6 +60,12 @@ final class HttpCommand implements Callable<Integer> {
     @Option(names = "--max-buffered", paramLabel = "SIZE",
             description = "Most bytes of bodies held for all clients at once (POST bodies being read or held by a fault, JSON answers being gathered); past it a new POST is answered 503 with Retry-After and a JSON answer passes uninspected. Default: half the JVM's maximum heap.")
     String maxBuffered;
+
+    @Option(names = "--io", paramLabel = "TRANSPORT", defaultValue = "auto",
+            description = "How the proxy's sockets talk to the kernel: io_uring, epoll, nio, or auto, the first of them "
+                    + "this process may use (io_uring costs about a quarter less CPU per request than epoll; container "
+                    + "runtimes' default seccomp profiles often refuse it). Default: ${DEFAULT-VALUE}.")
+    String io;
 
     @Option(names = "--max-sse-event", paramLabel = "SIZE", defaultValue = "16MiB",
             description = "Largest SSE event rules may act on; a larger one is dropped and logged then. While no rule acts on a stream its events are relayed as they come, and one over the limit is only logged. Default: ${DEFAULT-VALUE}.")
@@ -218,6 +225,8 @@ final class HttpCommand implements Callable<Integer> {
                     .sendTimeout(Units.parseDuration(sendTimeout))
                     .readyRequiresUpstream(readyRequiresUpstream);
             drainTimeout();
+            IoTransport transport = IoTransport.parse(io);
+            builder.io(transport == null ? null : transport.requireAvailable());
             if (trustCa != null) {
                 builder.trustedCa(trustCa);
             }
@@ -228,7 +237,7 @@ final class HttpCommand implements Callable<Integer> {
                 }
                 builder.maxBuffered(bytes);
             }
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             throw new OptionValueException(e.getMessage());
         }
         chaos.applyTo(builder, live);

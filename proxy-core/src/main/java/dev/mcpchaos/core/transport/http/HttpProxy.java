@@ -10,7 +10,7 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.FrameSink;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
-import dev.mcpchaos.core.transport.NettyTransports;
+import dev.mcpchaos.core.transport.IoTransport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -105,13 +105,15 @@ public final class HttpProxy implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final UpstreamPool upstreamPool = new UpstreamPool();
     private final BufferBudget buffers;
+    private final IoTransport io;
     /** The open client connections, closed before the event loops stop so each lets go of what it holds. */
     private final ChannelGroup clients = new DefaultChannelGroup("mcp-chaos-http-clients", GlobalEventExecutor.INSTANCE);
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
         this.buffers = new BufferBudget(builder.maxBuffered > 0 ? builder.maxBuffered : defaultMaxBuffered());
-        this.group = NettyTransports.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
+        this.io = builder.io != null ? builder.io.requireAvailable() : IoTransport.auto();
+        this.group = io.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
                 "mcp-chaos-http");
         FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
         FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
@@ -126,7 +128,7 @@ public final class HttpProxy implements AutoCloseable {
         // and setting it again was one system call more per connection.
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
-                .channel(NettyTransports.serverChannelType())
+                .channel(io.serverChannelType())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.ALLOCATOR, builder.alloc)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -148,7 +150,11 @@ public final class HttpProxy implements AutoCloseable {
                     + format(address()) + "): every request would come back to the proxy, each on a new "
                     + "connection, until it runs out of file descriptors (expected: the MCP server's address)");
         }
-        log.info("listening on http://{} (transport {}), relaying to {}", format(address()), NettyTransports.name(),
+        if (builder.io == null && io != IoTransport.IO_URING) {
+            log.info("io_uring is not available ({}): using {}", IoTransport.IO_URING.unavailableBecause().orElse("?"),
+                    io.label());
+        }
+        log.info("listening on http://{} (transport {}), relaying to {}", format(address()), io.label(),
                 config.upstreamLabel);
     }
 
@@ -273,7 +279,12 @@ public final class HttpProxy implements AutoCloseable {
     }
 
     Class<? extends SocketChannel> socketChannelType() {
-        return NettyTransports.socketChannelType();
+        return io.socketChannelType();
+    }
+
+    /** How the proxy's sockets talk to the kernel. */
+    public IoTransport ioTransport() {
+        return io;
     }
 
     // ---- graceful drain -------------------------------------------------------------------------------
@@ -535,6 +546,8 @@ public final class HttpProxy implements AutoCloseable {
         private long minRequestBodyRate = 500;
         private Duration sendTimeout = Duration.ofSeconds(60);
         private int ioThreads;
+        /** null: {@link IoTransport#auto()}. */
+        private IoTransport io;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         private TransportObserver observer = TransportObserver.NONE;
@@ -739,6 +752,16 @@ public final class HttpProxy implements AutoCloseable {
          * I/O threads (event loops); default: one per core, or {@code io.netty.eventLoopThreads}
          * when that system property is set.
          */
+        /**
+         * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null):
+         * the first of them this process may use ({@link IoTransport#auto()}). One that is not
+         * available makes {@link #start()} fail, saying why.
+         */
+        public Builder io(IoTransport io) {
+            this.io = io;
+            return this;
+        }
+
         public Builder ioThreads(int threads) {
             if (threads < 0) {
                 throw new IllegalArgumentException("ioThreads: " + threads + " (expected: >= 0)");
