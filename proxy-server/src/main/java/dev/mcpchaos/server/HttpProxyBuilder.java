@@ -76,9 +76,8 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /**
-     * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null): the
-     * first of them this process may use; one that is not available makes {@link #start()} fail,
-     * saying why.
+     * How the proxy's sockets talk to the kernel: io_uring (experimental), epoll or NIO. Default
+     * (or null): epoll, else NIO; one that is not available makes {@link #start()} fail, saying why.
      */
     public HttpProxyBuilder io(IoTransport io) {
         delegate.io(io);

@@ -7,11 +7,11 @@ import io.netty.channel.socket.SocketChannel;
 /**
  * Native epoll where the platform has it, NIO elsewhere: the transport of the proxy's own
  * listeners (control API, operations) and of the benchmarks' peers. The HTTP proxy's data path
- * picks its own ({@link IoTransport}, io_uring first).
+ * takes the same by default, or the {@link IoTransport} it is given.
  */
 public final class NettyTransports {
 
-    private static final IoTransport TRANSPORT = IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO;
+    private static final IoTransport TRANSPORT = IoTransport.auto();
 
     private NettyTransports() {
     }

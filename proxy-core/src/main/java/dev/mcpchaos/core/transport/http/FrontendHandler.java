@@ -790,6 +790,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        proxy.trackUpstream(ch);
                         // Named, as the client connection's handlers are (see HttpProxy.initClientPipeline).
                         if (config.upstreamTls != null) {
                             ch.pipeline().addLast("tls", config.upstreamTls.newHandler(ch.alloc(),

@@ -108,6 +108,8 @@ public final class HttpProxy implements AutoCloseable {
     private final IoTransport io;
     /** The open client connections, closed before the event loops stop so each lets go of what it holds. */
     private final ChannelGroup clients = new DefaultChannelGroup("mcp-chaos-http-clients", GlobalEventExecutor.INSTANCE);
+    /** The open upstream connections, in use or idle in the pool: closed, as the clients' are, before the loops stop. */
+    private final ChannelGroup upstreams = new DefaultChannelGroup("mcp-chaos-http-upstreams", GlobalEventExecutor.INSTANCE);
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
@@ -149,10 +151,6 @@ public final class HttpProxy implements AutoCloseable {
             throw new IOException("the upstream " + builder.upstream + " is this proxy's own address (listening on "
                     + format(address()) + "): every request would come back to the proxy, each on a new "
                     + "connection, until it runs out of file descriptors (expected: the MCP server's address)");
-        }
-        if (builder.io == null && io != IoTransport.IO_URING) {
-            log.info("io_uring is not available ({}): using {}", IoTransport.IO_URING.unavailableBecause().orElse("?"),
-                    io.label());
         }
         log.info("listening on http://{} (transport {}), relaying to {}", format(address()), io.label(),
                 config.upstreamLabel);
@@ -425,8 +423,16 @@ public final class HttpProxy implements AutoCloseable {
         // Closed while the loops run, each connection's exchange is ended and its buffers let go;
         // a loop that stops first may never run their close.
         clients.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        // Idle ones in the pool too: with io_uring a read is always pending on an open connection,
+        // and one the stopping loop closes may never see that read's end, nor release its buffer.
+        upstreams.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         sessions.close();
         shutdownExecutors();
+    }
+
+    /** An upstream connection was made: it is closed with the proxy. */
+    void trackUpstream(Channel channel) {
+        upstreams.add(channel);
     }
 
     private void shutdownExecutors() {
@@ -754,8 +760,8 @@ public final class HttpProxy implements AutoCloseable {
          */
         /**
          * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null):
-         * the first of them this process may use ({@link IoTransport#auto()}). One that is not
-         * available makes {@link #start()} fail, saying why.
+         * epoll, else NIO ({@link IoTransport#auto()}). One that is not available makes
+         * {@link #start()} fail, saying why.
          */
         public Builder io(IoTransport io) {
             this.io = io;
