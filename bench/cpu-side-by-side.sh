@@ -7,6 +7,7 @@
 # and the medians.
 #
 #   bench/cpu-side-by-side.sh "OLD.jar JVM_OPTS..." "NEW.jar JVM_OPTS..."
+#   bench/cpu-side-by-side.sh "A.jar JVM_OPTS..." "A.jar JVM_OPTS... -- --io io_uring"   (options of `http`)
 #
 # In place of a jar, "floor-raw", "floor-http" or "floor-frame" (then JVM_OPTS...) runs
 # dev.mcpchaos.bench.floor.FloorRelay from benchmarks/target/benchmarks.jar: a Netty relay that
@@ -55,15 +56,16 @@ measure() {
   python3 -c "print(f'{($u1-$u0+$s1-$s0)/100*1e6/$reqs:.1f}/{($u1-$u0)/100*1e6/$reqs:.1f}')"
 }
 
-start_proxy() { # start_proxy NAME LISTEN CONTROL "JAR OPTS..."
-  local jar opts main
-  read -r jar opts <<< "$4"
+start_proxy() { # start_proxy NAME LISTEN CONTROL "JAR OPTS... [-- PROXY OPTIONS...]"
+  local jar opts main args=""
+  read -r jar opts <<< "${4%% -- *}"
+  [[ "$4" == *" -- "* ]] && args=${4#* -- }
   case $jar in
     floor-raw|floor-http|floor-frame) main=(-cp "$root/benchmarks/target/benchmarks.jar" dev.mcpchaos.bench.floor.FloorRelay "${jar#floor-}") ;;
     *) main=(-jar "$jar" http) ;;
   esac
   # shellcheck disable=SC2086 # the options are words on purpose
-  java $opts -Dio.netty.eventLoopThreads=2 "${main[@]}" --control "127.0.0.1:$3" --listen "127.0.0.1:$2" \
+  java $opts -Dio.netty.eventLoopThreads=2 "${main[@]}" $args --control "127.0.0.1:$3" --listen "127.0.0.1:$2" \
     --upstream http://127.0.0.1:19190/mcp 2> "$work/$1.log" &
   pids+=($!)
   for _ in $(seq 1 150); do grep -q "listening on" "$work/$1.log" 2> /dev/null && return; sleep 0.1; done
