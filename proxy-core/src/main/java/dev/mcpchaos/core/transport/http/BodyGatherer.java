@@ -16,7 +16,7 @@ import io.netty.buffer.Unpooled;
  * copied again once filled, and what the budget reserves ({@link #capacityNeeded}) is exactly the
  * capacity {@link #add} then allocates.
  *
- * <p>A body that comes whole in one piece is kept as it is, a retained slice of what was read,
+ * <p>A body that comes whole in one piece is kept as it came (the decoder's piece, retained),
  * with no copy, unless that piece pins a much larger buffer (a request held by a latency fault
  * would then hold all of it). Not thread-safe: one exchange, on its event loop.
  */
@@ -64,9 +64,8 @@ final class BodyGatherer {
         }
         int room = tail == null ? 0 : tail.writableBytes();
         long needed = 0;
-        long gathered = readable;
+        long gathered = readable + room; // the capacity so far: every block before the last is full
         long left = size - (long) room;
-        gathered += room;
         while (left > 0) {
             int block = nextBlock(gathered, left);
             needed += block;
