@@ -961,11 +961,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
             if (body != null) {
                 body.writeQueued(); // what arrived before the break still goes out
             }
-            downstream.flush();
             moveTo(Phase.DONE);
             frontend.stopResponseTimer(this);
             releaseHeld();
-            downstream.close();
+            frontend.closeAfterWrites();
         }
     }
 

@@ -160,6 +160,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
      * served, and only the send deadline still applies.
      */
     private boolean closing;
+    /** {@link #closeAfterWrites} was called: the close follows the last write. */
+    private boolean closeArmed;
     /** The 408 queued in {@link #waiting}: its HTTP version and its message. */
     private HttpVersion timedOutVersion = HttpVersion.HTTP_1_1;
     private String timedOutMessage;
@@ -413,7 +415,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         HttpProxy.DrainOutcome outcome = exchange != null ? exchange.endForDrain() : HttpProxy.DrainOutcome.CUT;
         closing = true;
         if (ctx.channel().isActive() && outcome == HttpProxy.DrainOutcome.CUT) {
-            ctx.close();
+            closeAfterWrites(); // what was let through before the cut still goes
         }
         return outcome;
     }
@@ -842,9 +844,35 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Closes the client's connection (a disconnect fault). */
+    /** Closes the client's connection (a disconnect fault), after what was written to it before. */
     void closeClient() {
-        ctx.close();
+        closeAfterWrites();
+    }
+
+    /**
+     * Closes the client's connection once everything written to it before has gone to the socket:
+     * a cut stream or a disconnect fault ends after what was let through, as its event says. A
+     * close right after the write would lose it where the write has not reached the socket yet:
+     * on io_uring it is only submitted with the event loop's next batch, and on any transport it
+     * waits while the socket's buffer is full. A client that takes nothing of it within the send
+     * timeout is closed anyway.
+     */
+    void closeAfterWrites() {
+        closing = true;
+        Channel channel = ctx.channel();
+        if (!channel.isOpen() || closeArmed) {
+            return;
+        }
+        closeArmed = true;
+        // An empty buffer passes the HTTP encoder untouched, and completes after the writes before it.
+        ChannelFuture written = channel.writeAndFlush(Unpooled.EMPTY_BUFFER);
+        written.addListener(ChannelFutureListener.CLOSE);
+        if (!written.isDone()) {
+            ScheduledFuture<?> deadline = ctx.executor().schedule(() -> {
+                channel.close();
+            }, proxy.config().sendTimeoutMillis, TimeUnit.MILLISECONDS);
+            channel.closeFuture().addListener(closed -> deadline.cancel(false));
+        }
     }
 
     /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
