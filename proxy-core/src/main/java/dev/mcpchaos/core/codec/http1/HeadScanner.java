@@ -1,6 +1,9 @@
 package dev.mcpchaos.core.codec.http1;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AsciiString;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -406,6 +409,48 @@ public final class HeadScanner {
     /** The method of a request head (a new String: for tests and logs, not the hot path). */
     public String method() {
         return ascii(start, methodEnd);
+    }
+
+    /** The method of a request head: Netty's constant for the usual ones, read without a String. */
+    public HttpMethod httpMethod() {
+        int length = methodEnd - start;
+        HttpMethod known = switch (length) {
+            case 3 -> isMethod(HttpMethod.GET) ? HttpMethod.GET : isMethod(HttpMethod.PUT) ? HttpMethod.PUT : null;
+            case 4 -> isMethod(HttpMethod.POST) ? HttpMethod.POST : isMethod(HttpMethod.HEAD) ? HttpMethod.HEAD : null;
+            case 6 -> isMethod(HttpMethod.DELETE) ? HttpMethod.DELETE : null;
+            case 7 -> isMethod(HttpMethod.OPTIONS) ? HttpMethod.OPTIONS : null;
+            default -> null;
+        };
+        return known != null ? known : HttpMethod.valueOf(method());
+    }
+
+    private boolean isMethod(HttpMethod method) {
+        AsciiString name = method.asciiName();
+        for (int i = 0; i < name.length(); i++) {
+            if (bytes[start + i] != name.byteAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The status of a response head: Netty's constant when the reason phrase is its usual one (as
+     * {@code HttpResponseStatus.valueOf(code, reason)} answers), read without a String.
+     */
+    public HttpResponseStatus responseStatus() {
+        HttpResponseStatus usual = HttpResponseStatus.valueOf(status);
+        String phrase = usual.reasonPhrase();
+        if (phrase.length() == reasonEnd - reasonStart) {
+            boolean same = true;
+            for (int i = 0; i < phrase.length() && same; i++) {
+                same = bytes[reasonStart + i] == phrase.charAt(i);
+            }
+            if (same) {
+                return usual;
+            }
+        }
+        return HttpResponseStatus.valueOf(status, reason());
     }
 
     /** The request-target of a request head (a new String). */

@@ -66,7 +66,7 @@ public final class Http1ClientCodec extends CombinedChannelDuplexHandler<Http1Cl
             methods.poll();
             noBody = HttpMethod.HEAD.equals(method);
             return new DefaultHttpResponse(scanner.http11() ? HttpVersion.HTTP_1_1 : HttpVersion.HTTP_1_0,
-                    HttpResponseStatus.valueOf(scanner.status(), scanner.reason()), FlatHttpHeaders.of(scanner));
+                    scanner.responseStatus(), FlatHttpHeaders.of(scanner));
         }
 
         @Override

@@ -67,7 +67,7 @@ public final class Http1ServerCodec extends CombinedChannelDuplexHandler<Http1Se
 
         @Override
         HttpMessage newHead(HeadScanner scanner) {
-            HttpMethod method = HttpMethod.valueOf(scanner.method());
+            HttpMethod method = scanner.httpMethod();
             methods.add(method);
             return new DefaultHttpRequest(scanner.http11() ? HttpVersion.HTTP_1_1 : HttpVersion.HTTP_1_0, method,
                     scanner.target(), FlatHttpHeaders.of(scanner));

@@ -6,11 +6,13 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import org.junit.jupiter.api.Test;
@@ -65,6 +67,34 @@ class HeadScannerTest {
                 Map.entry("Accept", "application/json, text/event-stream"),
                 Map.entry("Mcp-Session-Id", "3f2a"),
                 Map.entry("Content-Length", "5"));
+    }
+
+    @Test
+    void theMethodAndTheStatusAreNettysConstantsWhereTheyAreUsualAndTheSameValuesOtherwise() {
+        HeadScanner requests = HeadScanner.forRequests(LIMIT, 64);
+        for (String method : List.of("GET", "PUT", "POST", "HEAD", "DELETE", "OPTIONS", "PATCH", "TRACE", "PUSH",
+                "GOT", "POSTS", "DELETED", "X")) {
+            byte[] head = ascii(method + " /mcp HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(requests.scan(head, 0, head.length)).as(method).isEqualTo(head.length);
+            HttpMethod expected = HttpMethod.valueOf(method);
+            assertThat(requests.httpMethod()).as(method).isEqualTo(expected).hasToString(method);
+            if (List.of("GET", "PUT", "POST", "HEAD", "DELETE", "OPTIONS").contains(method)) {
+                assertThat(requests.httpMethod()).as(method).isSameAs(expected);
+            }
+        }
+        HeadScanner responses = HeadScanner.forResponses(LIMIT, 64);
+        for (String line : List.of("200 OK", "200 Fine", "200 O", "200 OKAY", "404 Not Found", "404 Not Fount", "202 ",
+                "299 Whatever", "503 Service Unavailable")) {
+            byte[] head = ascii("HTTP/1.1 " + line + "\r\nContent-Length: 0\r\n\r\n");
+            assertThat(responses.scan(head, 0, head.length)).as(line).isEqualTo(head.length);
+            HttpResponseStatus expected = HttpResponseStatus.valueOf(responses.status(), responses.reason());
+            HttpResponseStatus status = responses.responseStatus();
+            assertThat(status.code()).as(line).isEqualTo(expected.code());
+            assertThat(status.reasonPhrase()).as(line).isEqualTo(expected.reasonPhrase());
+        }
+        byte[] ok = ascii("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+        responses.scan(ok, 0, ok.length);
+        assertThat(responses.responseStatus()).isSameAs(HttpResponseStatus.OK);
     }
 
     @Test
