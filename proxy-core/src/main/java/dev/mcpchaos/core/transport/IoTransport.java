@@ -27,12 +27,13 @@ import java.util.Optional;
  *
  * <p>Why io_uring is offered: on the HTTP benchmark it costs about a quarter less CPU per request
  * than epoll (system and user time both: the reads and writes of many connections go to the
- * kernel in one call instead of one call each; docs/benchmarks.md). Why it is not the default: on
- * it, a client disconnect fault right after an SSE event lost the event (probably its write still
- * waited for the next submission when the fault closed the connection; not yet traced), so a fault
- * would not do what its event says; and where it is refused (kernels before 5.10 or with
- * {@code kernel.io_uring_disabled}, containers whose seccomp profile blocks it: Docker 25 and
- * containerd 2.0 and later, by default) asking for it fails the start, saying why.
+ * kernel in one call instead of one call each; docs/benchmarks.md). Why it is not the default: it
+ * is refused in many places (kernels before 5.10 or with {@code kernel.io_uring_disabled},
+ * containers whose seccomp profile blocks it: Docker 25 and containerd 2.0 and later, by default,
+ * because it has been a way into the kernel), where asking for it fails the start, saying why; and
+ * it has had less use than epoll, here and in Netty. Where a write reaches the kernel only with
+ * the event loop's next batch, code that closes a connection must wait for its writes
+ * ({@code FrontendHandler.closeAfterWrites}).
  */
 public enum IoTransport {
     IO_URING("io_uring"),
