@@ -284,7 +284,14 @@ public final class HeadScanner {
         while (at < end && FIELD_VALUE[array[at] & 0xff]) {
             at++;
         }
+        // The phrase without the spaces and tabs around it, as Netty's decoder reads it.
         reasonEnd = at;
+        while (reasonStart < reasonEnd && isBlank(array[reasonStart])) {
+            reasonStart++;
+        }
+        while (reasonEnd > reasonStart && isBlank(array[reasonEnd - 1])) {
+            reasonEnd--;
+        }
         return lineEnd(array, at, end);
     }
 
@@ -346,6 +353,10 @@ public final class HeadScanner {
             value = value * 10 + (array[i] - '0');
         }
         return value;
+    }
+
+    private static boolean isBlank(byte b) {
+        return b == ' ' || b == '\t';
     }
 
     private static boolean isDigit(byte b) {

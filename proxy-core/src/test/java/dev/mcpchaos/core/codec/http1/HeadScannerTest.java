@@ -98,6 +98,22 @@ class HeadScannerTest {
     }
 
     @Test
+    void aReasonPhraseIsReadWithoutTheBlanksAroundItAsNettyReadsIt() {
+        // The fuzz test found "HTTP/1.1 200 : " read as ": " where Netty's decoder reads ":".
+        HeadScanner responses = HeadScanner.forResponses(LIMIT, 64);
+        Map<String, String> phrases = Map.of("200  OK \t", "OK", "200 :\t", ":", "200 \ta  b ", "a  b", "200  ", "",
+                "200 OK", "OK");
+        phrases.forEach((line, phrase) -> {
+            byte[] head = ascii("HTTP/1.1 " + line + "\r\nContent-Length: 0\r\n\r\n");
+            assertThat(responses.scan(head, 0, head.length)).as(line).isEqualTo(head.length);
+            assertThat(responses.reason()).as(line).isEqualTo(phrase);
+        });
+        byte[] spacedOk = ascii("HTTP/1.1 200  OK \r\nContent-Length: 0\r\n\r\n");
+        responses.scan(spacedOk, 0, spacedOk.length);
+        assertThat(responses.responseStatus()).isSameAs(HttpResponseStatus.OK);
+    }
+
+    @Test
     void aRequestWithoutALengthHasNoBodyAndAResponseWithoutOneIsDeferred() {
         HeadScanner requests = HeadScanner.forRequests(LIMIT, 64);
         assertThat(requests.scan(ascii(GET), 0, GET.length())).isEqualTo(GET.length());
