@@ -13,7 +13,8 @@
 # dev.mcpchaos.bench.floor.FloorRelay from benchmarks/target/benchmarks.jar: a Netty relay that
 # copies bytes (raw), decodes and encodes HTTP (http) or frames each message in place (frame),
 # and does nothing else: the floors a JVM proxy on Netty starts from (build the jar with
-# mvn -pl benchmarks -am package -DskipTests).
+# mvn -pl benchmarks -am package -DskipTests). Its transport is epoll unless the JVM options
+# say -Dfloor.io=io_uring (the floor of `-- --io io_uring`).
 #   ROUNDS=8 DURATION=6s WARMUP=10s; needs nginx-light and wrk (as bench/http-throughput.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,6 +1,6 @@
 package dev.mcpchaos.bench.floor;
 
-import dev.mcpchaos.core.transport.NettyTransports;
+import dev.mcpchaos.core.transport.IoTransport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -39,7 +39,8 @@ import java.util.List;
  * Usage takes the proxy's own arguments, so that {@code bench/cpu-side-by-side.sh} can start it
  * in place of the proxy: {@code FloorRelay raw|http --listen 127.0.0.1:PORT --upstream
  * http://127.0.0.1:PORT/mcp [anything else, ignored]}. Prints {@code listening on HOST:PORT}
- * and runs until killed. Loopback only, as every benchmark here.
+ * and runs until killed. Loopback only, as every benchmark here. The transport is the proxy's
+ * default unless {@code -Dfloor.io=io_uring|epoll|nio} names one.
  */
 public final class FloorRelay {
 
@@ -71,15 +72,23 @@ public final class FloorRelay {
             usage("the floor relay listens on and connects to 127.0.0.1 only");
         }
 
-        EventLoopGroup group = NettyTransports.newEventLoopGroup(
-                Integer.getInteger("io.netty.eventLoopThreads", 2), "floor");
+        // The proxy's own choice unless -Dfloor.io=io_uring|epoll|nio names one: the floor of the
+        // proxy's --io io_uring is io_uring's floor, not epoll's.
+        IoTransport transport = null;
+        try {
+            IoTransport named = IoTransport.parse(System.getProperty("floor.io", "auto"));
+            transport = named == null ? IoTransport.auto() : named.requireAvailable();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            usage("-Dfloor.io: " + e.getMessage());
+        }
+        EventLoopGroup group = transport.newEventLoopGroup(Integer.getInteger("io.netty.eventLoopThreads", 2), "floor");
         Bootstrap upstreamBootstrap = new Bootstrap()
-                .channel(NettyTransports.socketChannelType())
+                .channel(transport.socketChannelType())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.AUTO_READ, false);
         Channel server = new ServerBootstrap()
                 .group(group)
-                .channel(NettyTransports.serverChannelType())
+                .channel(transport.serverChannelType())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(new ChannelInitializer<>() {
@@ -90,7 +99,7 @@ public final class FloorRelay {
                     }
                 })
                 .bind(listenHost, listenPort).sync().channel();
-        System.err.println("floor relay (" + args[0] + ", " + NettyTransports.name() + ") listening on " + listen);
+        System.err.println("floor relay (" + args[0] + ", " + transport.label() + ") listening on " + listen);
         server.closeFuture().sync(); // the event loops' threads are daemons: main holds the process up
     }
 
