@@ -37,7 +37,7 @@ import java.util.List;
  * </ul>
  *
  * Usage takes the proxy's own arguments, so that {@code bench/cpu-side-by-side.sh} can start it
- * in place of the proxy: {@code FloorRelay raw|http --listen 127.0.0.1:PORT --upstream
+ * in place of the proxy: {@code FloorRelay raw|http|frame --listen 127.0.0.1:PORT --upstream
  * http://127.0.0.1:PORT/mcp [anything else, ignored]}. Prints {@code listening on HOST:PORT}
  * and runs until killed. Loopback only, as every benchmark here. The transport is the proxy's
  * default unless {@code -Dfloor.io=io_uring|epoll|nio} names one.
