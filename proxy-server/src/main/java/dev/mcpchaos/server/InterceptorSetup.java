@@ -248,6 +248,10 @@ final class InterceptorSetup {
             chaos.listener(journal.faults()).httpActions(journal.httpActions(ConnectionHttpActions.INSTANCE));
         }
         faultListeners.forEach(chaos::listener);
+        if (referee != null) {
+            refereeInterceptor = new RefereeInterceptor(referee);
+            chaos.listener(refereeInterceptor.faults()); // what the rules did is no peer's violation
+        }
         engine = chaos.build(); // logs the seed it uses
         if (metrics != null) {
             metrics.rulesListener().rulesChanged("start", engine.ruleSet(), engine.faultsEnabled());
@@ -257,7 +261,6 @@ final class InterceptorSetup {
         }
         List<FrameInterceptor> all = new ArrayList<>();
         if (referee != null) {
-            refereeInterceptor = new RefereeInterceptor(referee);
             if (journal != null) {
                 JournalRing ring = journal.journal();
                 referee.judgeClientsBy(ring::snapshot); // the client.* checks need what the faults did
@@ -280,6 +283,9 @@ final class InterceptorSetup {
             all.add(recorder); // what the peers sent
         }
         all.add(engine);
+        if (refereeInterceptor != null) {
+            all.add(refereeInterceptor.departures()); // what reached each peer: the receiver is judged on that
+        }
         if (journal != null) {
             all.add(journal.departures());
         }

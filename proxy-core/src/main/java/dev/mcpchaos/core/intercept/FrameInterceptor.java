@@ -54,6 +54,17 @@ public interface FrameInterceptor {
     }
 
     /**
+     * A frame an interceptor before this one {@linkplain InterceptorContext#emit emitted} (an
+     * answer a fault made, a duplicate, a stray line) is on its way straight out: it skips
+     * {@link #onFrame}, so an interceptor that watches what leaves the proxy (the referee's view
+     * of what each peer received) is told here. Look only: the frame belongs to the sink, and is
+     * valid only until this returns; keep no reference and change nothing. Called on the
+     * executor, before the frame is written; the default does nothing.
+     */
+    default void onEmitted(InterceptorContext ctx, Frame frame) {
+    }
+
+    /**
      * Whether this interceptor, as it stands now, may do anything with a frame travelling in
      * {@code direction} on {@code transport}: act on it, hold it, emit beside it, or record it.
      * {@code false} is a promise that it would forward every such frame at once, unchanged, and

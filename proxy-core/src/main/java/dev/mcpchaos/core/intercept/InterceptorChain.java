@@ -414,6 +414,20 @@ public final class InterceptorChain {
         }
     }
 
+    /** A frame the interceptor at {@code from} emitted: those after it are told, then it is written. */
+    private void emitted(int from, Frame frame) {
+        for (int i = from + 1; i < positions.length; i++) {
+            Position position = positions[i];
+            try {
+                position.interceptor.onEmitted(position, frame);
+            } catch (RuntimeException e) {
+                log.error("interceptor {} failed on an emitted {}; writing it all the same", position.interceptor,
+                        frame, e);
+            }
+        }
+        write(frame);
+    }
+
     /** Writes out; a frame leaving outside a batch (a delayed one) is flushed at once. */
     private void write(Frame frame) {
         FrameSink sink = sinkFor(frame.direction());
@@ -474,9 +488,9 @@ public final class InterceptorChain {
         @Override
         public void emit(Frame frame) {
             if (executor.inEventLoop()) {
-                write(frame);
+                emitted(index, frame);
             } else {
-                executor.execute(() -> write(frame));
+                executor.execute(() -> emitted(index, frame));
             }
         }
 

@@ -31,7 +31,10 @@ public interface InterceptorContext {
     /** Hands a frame on to the next interceptor, or out of the proxy after the last one. */
     void forward(Frame frame);
 
-    /** Sends a frame straight out in its own direction, skipping the interceptors after this one. */
+    /**
+     * Sends a frame straight out in its own direction, skipping the interceptors after this one
+     * (they are only told, through {@link FrameInterceptor#onEmitted}).
+     */
     void emit(Frame frame);
 
     /** Drops a frame: it goes nowhere and is released. */

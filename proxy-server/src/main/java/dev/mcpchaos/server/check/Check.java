@@ -32,6 +32,9 @@ public enum Check {
             "a request (other than ping) went out before initialization was done"),
     PROTOCOL_VERSION("lifecycle.protocol-version", Severity.ERROR,
             "the server chose a protocol version that is neither the client's nor a published MCP revision"),
+    UNSUPPORTED_VERSION_ACCEPTED("lifecycle.unsupported-version-accepted", Severity.WARNING,
+            "the client went on after an initialize answer (as it reached the client) whose protocolVersion is neither "
+                    + "the one it asked for nor a published revision, where it should disconnect"),
     UNDECLARED_CAPABILITY("lifecycle.undeclared-capability", Severity.ERROR,
             "a request or notification of a capability its receiver (or sender) did not declare"),
     INPUT_SCHEMA("tools.input-schema", Severity.ERROR,
@@ -66,6 +69,9 @@ public enum Check {
             "after an answer of 429 or 503 with Retry-After the client sent the request again sooner than it said"),
     NO_REINITIALIZE("client.no-reinitialize", Severity.ERROR,
             "after HTTP 404 for its session the client sent more requests but no new initialize"),
+    NEGOTIATED_VERSION_HEADER("http.negotiated-version-header", Severity.ERROR,
+            "after initialize, an HTTP message's MCP-Protocol-Version header is not the version the initialize answer "
+                    + "gave the client"),
     PROTOCOL_VERSION_HEADER("http.protocol-version-header", Severity.ERROR,
             "a 2026-07-28 request's MCP-Protocol-Version header is missing or differs from its "
                     + "_meta io.modelcontextprotocol/protocolVersion"),

@@ -58,9 +58,29 @@ public final class CheckReports {
                         .append('\n');
             }
         }
+        if (report.byFaultsCount() > 0) {
+            sb.append("caused by faults, charged to no peer: ").append(report.byFaultsCount()).append('\n');
+            for (Referee.FaultFinding f : report.byFaults().subList(0, Math.min(3, report.byFaults().size()))) {
+                sb.append("  ").append(f.violation().check().id()).append(": ").append(f.violation().detail())
+                        .append('\n');
+            }
+        }
+        java.util.Map<String, List<String>> byReason = new java.util.LinkedHashMap<>();
+        report.notRun().forEach((check, why) -> byReason.computeIfAbsent(why, w -> new java.util.ArrayList<>())
+                .add(check.id()));
+        byReason.forEach((why, ids) -> sb.append("check not run: ").append(String.join(", ", ids)).append(" (")
+                .append(why).append(")\n"));
         sb.append("check: ").append(report.messages()).append(" messages, ").append(errors)
                 .append(errors == 1 ? " error, " : " errors, ").append(warnings)
                 .append(warnings == 1 ? " warning" : " warnings");
+        if (!report.notRun().isEmpty()) {
+            sb.append(", ").append(report.notRun().size()).append(report.notRun().size() == 1 ? " check" : " checks")
+                    .append(" not run");
+        }
+        if (report.keptFromReceiver() > 0) {
+            sb.append(", ").append(report.keptFromReceiver()).append(report.keptFromReceiver() == 1 ? " request" :
+                    " requests").append(" a fault kept from its receiver (owed no answer)");
+        }
         if (report.dropped() > 0) {
             sb.append(", ").append(report.dropped()).append(" messages not checked");
         }
@@ -78,6 +98,10 @@ public final class CheckReports {
         root.put("warnings", total(report, Severity.WARNING));
         root.put("dropped", report.dropped());
         root.put("untracked", report.untracked());
+        root.put("not_run", report.notRun().size());
+        root.put("caused_by_faults", report.byFaultsCount());
+        root.put("kept_from_receiver", report.keptFromReceiver());
+        root.put("replayed", report.replayed());
         ArrayNode checks = root.putArray("checks");
         for (Check check : Check.values()) {
             ObjectNode c = checks.addObject();
@@ -86,29 +110,43 @@ public final class CheckReports {
             c.put("summary", check.summary());
             c.put("doc", check.docLink());
             c.put("count", report.count(check));
+            c.put("status", report.count(check) > 0 ? "failed" : report.ran(check) ? "passed" : "not_run");
+            if (!report.ran(check)) {
+                c.put("not_run", report.notRun().get(check));
+            }
             ArrayNode list = c.putArray("violations");
             for (Violation v : report.violations().getOrDefault(check, List.of())) {
-                ObjectNode o = list.addObject();
-                o.put("detail", v.detail());
-                o.put("session", v.session());
-                o.put("dir", v.dir());
-                o.put("index", v.index());
-                if (v.id() instanceof Long l) {
-                    o.put("id", l);
-                } else if (v.id() != null) {
-                    o.put("id", v.id().toString());
-                }
-                if (v.method() != null) {
-                    o.put("method", v.method());
-                }
-                o.put("message", v.excerpt());
+                violation(list.addObject(), v);
             }
+        }
+        ArrayNode byFaults = root.putArray("by_faults");
+        for (Referee.FaultFinding f : report.byFaults()) {
+            ObjectNode o = byFaults.addObject();
+            o.put("rule", f.rule());
+            o.put("check", f.violation().check().id());
+            violation(o, f.violation());
         }
         try {
             return JSON.writeValueAsString(root) + "\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static void violation(ObjectNode o, Violation v) {
+        o.put("detail", v.detail());
+        o.put("session", v.session());
+        o.put("dir", v.dir());
+        o.put("index", v.index());
+        if (v.id() instanceof Long l) {
+            o.put("id", l);
+        } else if (v.id() != null) {
+            o.put("id", v.id().toString());
+        }
+        if (v.method() != null) {
+            o.put("method", v.method());
+        }
+        o.put("message", v.excerpt());
     }
 
     /**
@@ -129,7 +167,7 @@ public final class CheckReports {
             long failing = java.util.Arrays.stream(Check.values()).filter(c -> report.count(c) > 0).count();
             xml.writeAttribute("failures", Long.toString(failing));
             xml.writeAttribute("errors", "0");
-            xml.writeAttribute("skipped", "0");
+            xml.writeAttribute("skipped", Integer.toString(report.notRun().size()));
             xml.writeCharacters("\n");
             for (Check check : Check.values()) {
                 xml.writeCharacters("  ");
@@ -137,7 +175,12 @@ public final class CheckReports {
                 xml.writeAttribute("classname", "mcp-chaos.check");
                 xml.writeAttribute("name", check.id());
                 long n = report.count(check);
-                if (n > 0) {
+                if (n == 0 && !report.ran(check)) {
+                    xml.writeCharacters("\n    ");
+                    xml.writeEmptyElement("skipped");
+                    xml.writeAttribute("message", "not run: " + report.notRun().get(check));
+                    xml.writeCharacters("\n  ");
+                } else if (n > 0) {
                     List<Violation> kept = report.violations().getOrDefault(check, List.of());
                     xml.writeCharacters("\n    ");
                     xml.writeStartElement("failure");

@@ -67,6 +67,28 @@ public final class Referee {
     private long messages;
     private long untracked;
     private long dropped;
+    /**
+     * Whether the referee is told what left the proxy ({@link #delivered}): then a receiver owes
+     * an answer only to what reached it. Offline (a cassette) what was sent is taken as received.
+     */
+    private boolean tracksDelivery;
+    /** Whether it watches a running proxy (live-only checks can run), rather than a cassette. */
+    private boolean live;
+    /** Requests a fault kept from their receiver (dropped, or answered by the proxy itself). */
+    private long keptFromReceiver;
+    /** Answers a server sent again on a resumed stream (the same answer to the same id). */
+    private long replayed;
+    /** What would have been a violation but a fault caused: kept and counted apart, charged to no peer. */
+    private final List<FaultFinding> byFaults = new ArrayList<>();
+    private long byFaultsCount;
+    // What the traffic was, for the checks that could not run on it.
+    private boolean stdioSeen;
+    private boolean httpSeen;
+    private boolean sessionlessSeen;
+    private boolean sessionlessHttpSeen;
+    private boolean sessionfulHttpSeen;
+    private boolean modernToolsSeen;
+    private boolean anySeen;
 
     /** A referee with the {@linkplain #DEFAULT_DEADLINE default deadline}. */
     public Referee() {
@@ -101,15 +123,26 @@ public final class Referee {
      *                     with so far (0: none yet), read when its answer is overdue, since a request
      *                     answered with an HTTP error (a 503, an expired session's 404) gets no
      *                     JSON-RPC answer; null where there is none to ask
+     * @param resumed      on HTTP, for a server's message: it came on a stream the client opened
+     *                     with {@code Last-Event-ID} (a resumption), where the server replays what
+     *                     the client may have missed, answers included
      */
     public record Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
                           String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders,
-                          java.util.function.IntSupplier answeredStatus) {
+                          java.util.function.IntSupplier answeredStatus, boolean resumed) {
         public Message {
             Objects.requireNonNull(sessionKey, "sessionKey");
             Objects.requireNonNull(session, "session");
             Objects.requireNonNull(direction, "direction");
             Objects.requireNonNull(text, "text");
+        }
+
+        /** A message that came on no resumed stream. */
+        public Message(Object sessionKey, String session, Direction direction, long index, long timeNanos,
+                       String text, boolean stdioLine, boolean unterminated, Map<String, String> mcpHeaders,
+                       java.util.function.IntSupplier answeredStatus) {
+            this(sessionKey, session, direction, index, timeNanos, text, stdioLine, unterminated, mcpHeaders,
+                    answeredStatus, false);
         }
 
         /** A message without HTTP headers to check (stdio, or a server's message). */
@@ -149,11 +182,18 @@ public final class Referee {
         }
         if (m.index() < 0) {
             m = new Message(m.sessionKey(), m.session(), m.direction(), messages, m.timeNanos(), m.text(), m.stdioLine(),
-                    m.unterminated(), m.mcpHeaders(), m.answeredStatus());
+                    m.unterminated(), m.mcpHeaders(), m.answeredStatus(), m.resumed());
         }
         messages++;
+        anySeen = true;
         SessionState s = session(m);
         s.name = m.session();
+        if (m.stdioLine()) {
+            s.stdio = true;
+            stdioSeen = true;
+        } else {
+            httpSeen = true;
+        }
         s.sweep(m.timeNanos(), m);
         if (m.unterminated() && m.direction() == Direction.SERVER_TO_CLIENT) {
             violate(Check.UNTERMINATED_LINE, "stdout ended before this line's newline", m, null, null);
@@ -247,6 +287,146 @@ public final class Referee {
     }
 
     /**
+     * Says that this referee watches a running proxy and will be told what left it
+     * ({@link #delivered}) and what the rules did ({@link #fault}): a receiver then owes an answer
+     * only to a request that reached it, and the live-only checks run. Called once, before the
+     * first message; {@link RefereeInterceptor} does.
+     */
+    public synchronized void watchesLiveProxy() {
+        tracksDelivery = true;
+        live = true;
+    }
+
+    /**
+     * One message left the proxy towards its receiver, after the rules: as it came, changed by a
+     * fault, or made by one (an injected answer, a duplicate, a stray line). The receiver is
+     * judged on what reached it: a request it never got is owed no answer, a cancel it got frees
+     * it, and the initialize answer the client got is the version it must speak.
+     *
+     * @param sessionKey the session, as in {@link Message#sessionKey()}
+     * @param direction  which way it went
+     * @param timeNanos  when it left, on the clock of the messages
+     * @param kind       its kind, as the proxy's sniffer read it
+     * @param id         its JSON-RPC id ({@link Long}, {@link java.math.BigDecimal}, {@link String}), or null
+     * @param method     its method, or for a response the method of the request it answers; may be null
+     * @param tool       the tool of a tools/call, or null
+     * @param text       its text when the referee needs to read it (a changed or made message, a
+     *                   cancel, an initialize answer, a batch); null otherwise
+     */
+    public synchronized void delivered(Object sessionKey, Direction direction, long timeNanos,
+                                       dev.mcpchaos.core.frame.MessageKind kind, Object id, String method, String tool,
+                                       String text) {
+        SessionState s = sessions.get(sessionKey);
+        if (s == null) {
+            return; // nothing of this session was sent: a message the proxy made on its own
+        }
+        if (text != null) {
+            JsonNode json;
+            try {
+                json = JSON.readTree(text);
+            } catch (JsonProcessingException e) {
+                return; // a fault broke it: the receiver got no request, no cancel, no answer it could read
+            }
+            if (json != null && json.isArray()) {
+                for (JsonNode element : json) {
+                    deliveredMessage(s, direction, timeNanos, element, text);
+                }
+            } else if (json != null && json.isObject()) {
+                deliveredMessage(s, direction, timeNanos, json, text);
+            }
+            return;
+        }
+        Object key = envelopeId(id);
+        if (kind == dev.mcpchaos.core.frame.MessageKind.REQUEST && key != null) {
+            deliveredRequest(s, direction, timeNanos, key, method, tool, null, null);
+        }
+    }
+
+    private void deliveredMessage(SessionState s, Direction direction, long timeNanos, JsonNode msg, String text) {
+        if (!msg.isObject()) {
+            return;
+        }
+        JsonNode idNode = msg.get("id");
+        String method = text(msg.get("method"));
+        JsonNode params = msg.get("params");
+        if (method != null && idNode != null && (idNode.isTextual() || idNode.isIntegralNumber())) {
+            String tool = method.equals("tools/call") && params != null ? text(params.get("name")) : null;
+            deliveredRequest(s, direction, timeNanos, idOf(idNode), method, tool, params, text);
+        } else if (method != null && idNode == null) {
+            if (method.equals("notifications/cancelled") && params != null) {
+                s.cancelReached(direction, idOf(params.get("requestId")));
+            }
+        } else if (method == null && direction == Direction.SERVER_TO_CLIENT && idNode != null && !idNode.isNull()) {
+            JsonNode result = msg.get("result");
+            if (s.initializeId != null && s.initializeId.equals(idOf(idNode)) && result != null && result.isObject()) {
+                s.deliveredVersion = text(result.get("protocolVersion"));
+                s.versionAcceptanceJudged = false;
+            }
+        }
+    }
+
+    /** A request reached its receiver: the sender's copy if it sent one, else one a fault made or changed. */
+    private void deliveredRequest(SessionState s, Direction direction, long timeNanos, Object id, String method,
+                                  String tool, JsonNode params, String text) {
+        Pending p = s.sent.get(direction).get(id);
+        if (p == null || (method != null && !method.equals(p.method))) {
+            Pending late = s.late.get(direction).get(id);
+            if (late != null && (method == null || method.equals(late.method))) {
+                return; // a copy of a request already reported late
+            }
+            boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
+            p = new Pending(id, method != null ? method : "?", tool, firstPage, messages,
+                    text != null ? text : "(a request the proxy made or changed)", null);
+            s.sent.get(direction).put(id, p);
+        }
+        s.deliver(direction, p, timeNanos);
+    }
+
+    /**
+     * What a rule did, as the rule engine tells it (before the fault acts). A fault that held a
+     * request (latency, throttle, reorder) made any crossing with its cancel; one that ended a
+     * connection or the server (crash, disconnect) leaves what was owed unanswered: neither is a
+     * peer's violation.
+     */
+    public synchronized void fault(dev.mcpchaos.rules.FaultEvent event) {
+        SessionState s = null;
+        for (SessionState candidate : sessions.values()) {
+            if (event.session().equals(candidate.name)) {
+                s = candidate; // the newest of that name wins: names of ended HTTP sessions may return
+            }
+        }
+        if (s == null) {
+            return;
+        }
+        String rule = "'" + event.rule() + "' (" + event.fault() + ")";
+        switch (event.fault()) {
+            case "latency", "throttle", "reorder" -> {
+                Object id = envelopeId(event.id());
+                Pending p = event.kind() == dev.mcpchaos.core.frame.MessageKind.REQUEST && id != null
+                        ? s.sent.get(event.direction()).get(id) : null;
+                if (p != null && p.heldBy == null) {
+                    p.heldBy = rule;
+                }
+            }
+            case "crash", "disconnect" -> s.connectionEnded(rule);
+            default -> {
+            }
+        }
+    }
+
+    /** An id as the proxy's envelope gives it, in the form {@link #idOf} gives the same id from JSON. */
+    static Object envelopeId(Object id) {
+        if (id instanceof java.math.BigDecimal decimal) {
+            if (decimal.scale() <= 0) {
+                java.math.BigInteger integer = decimal.toBigIntegerExact();
+                return integer.bitLength() < 64 ? (Object) integer.longValue() : integer;
+            }
+            return decimal.toString();
+        }
+        return id; // Long, String or null
+    }
+
+    /**
      * Makes the {@code client.*} checks too, on what {@code journal} holds each time a report is
      * asked for (see {@link ClientChecks}): a proxy with both the referee and its journal on.
      */
@@ -268,8 +448,45 @@ public final class Referee {
             }
         }
         keptCopy.replaceAll((check, list) -> List.copyOf(list));
-        return new Report(countsCopy, keptCopy, messages, untracked, dropped);
+        Map<Check, String> notRun = new EnumMap<>(Check.class);
+        for (Check check : Check.values()) {
+            String why = countsCopy.getOrDefault(check, 0L) == 0 ? whyNotRun(check) : null;
+            if (why != null) {
+                notRun.put(check, why);
+            }
+        }
+        return new Report(countsCopy, keptCopy, messages, untracked, dropped, notRun, List.copyOf(byFaults),
+                byFaultsCount, keptFromReceiver, replayed);
     }
+
+    /**
+     * Why {@code check} could not run on what this referee saw, or null when it could: a check
+     * that never had the traffic, the journal or the live proxy it needs is "not run", never
+     * "passed".
+     */
+    private String whyNotRun(Check check) {
+        if (!anySeen && check != Check.EXIT_ON_STDIN_CLOSE) {
+            return "no messages";
+        }
+        return switch (check) {
+            case UNTERMINATED_LINE, EXIT_ON_STDIN_CLOSE -> !live ? "live only: a cassette does not show it"
+                    : !stdioSeen ? "stdio only, and there was no stdio traffic" : null;
+            case STDOUT_NOT_JSON -> !stdioSeen ? "stdio only, and there was no stdio traffic" : null;
+            case DUPLICATE_CALL -> journal == null ? NEEDS_JOURNAL : null;
+            case RETRY_AFTER_IGNORED, NO_REINITIALIZE -> journal == null ? NEEDS_JOURNAL
+                    : !httpSeen ? "HTTP only, and there was no HTTP traffic" : null;
+            case PROTOCOL_VERSION_HEADER, MCP_METHOD_HEADER, MCP_PARAM_HEADER, MCP_NAME_HEADER -> !sessionlessHttpSeen
+                    ? "2026-07-28 over HTTP only, and no such request came" : null;
+            case MCP_HEADER_ANNOTATION -> !sessionlessSeen ? "2026-07-28 only, and no session spoke it" : null;
+            case ERROR_CLASS -> !modernToolsSeen ? "2025-11-25 and later only, and no session spoke them" : null;
+            case NEGOTIATED_VERSION_HEADER -> !sessionfulHttpSeen
+                    ? "HTTP sessions with initialize only, and there was none" : null;
+            default -> null;
+        };
+    }
+
+    private static final String NEEDS_JOURNAL = "needs the proxy's journal, which is off (--journal; a cassette has "
+            + "none)";
 
     private SessionState session(Message m) {
         SessionState s = sessions.get(m.sessionKey());
@@ -295,6 +512,16 @@ public final class Referee {
         if (count <= KEPT_PER_CHECK) {
             kept.computeIfAbsent(check, c -> new ArrayList<>())
                     .add(new Violation(check, detail, session, direction, index, id, method, excerpt(text)));
+        }
+    }
+
+    /** What would be a violation of {@code check} but a fault of {@code rule} caused: charged to no peer. */
+    private void attribute(Check check, String rule, String detail, String session, Direction direction, long index,
+                           Object id, String method, String text) {
+        byFaultsCount++;
+        if (byFaults.size() < KEPT_PER_CHECK * 4) {
+            byFaults.add(new FaultFinding(rule, new Violation(check, detail, session, direction, index, id, method,
+                    excerpt(text))));
         }
     }
 
@@ -483,42 +710,83 @@ public final class Referee {
         }
     }
 
-    /** A request waiting for its answer. */
+    /**
+     * A request, from when its sender sent it until it is answered: first in flight from the
+     * sender, then (once delivered) owed an answer by the receiver.
+     */
     private static final class Pending {
         final Object id;
         final String method;
         final String tool;
         final boolean firstPage;
-        final long timeNanos;
         final long index;
         final String text;
         /** What its HTTP exchange was answered with so far, or null (see {@link Message#answeredStatus}). */
         final java.util.function.IntSupplier answeredStatus;
+        /** Whether the receiver got its sender's notifications/cancelled (before its answer went). */
         boolean cancelled;
         /** For a client's tools/call: whether its arguments are valid against the listed schema; null: no verdict. */
         Boolean argumentsValid;
+        /** How many copies reached the receiver (a duplicate fault makes two), and how many it answered. */
+        int deliveries;
+        int answers;
+        /** When the first copy reached the receiver: the deadline runs from here. */
+        long deliveredAt;
+        /** A rule whose fault changed when it reached the receiver (latency, throttle, reorder), or null. */
+        String heldBy;
+        /** When its sender sent a cancel of it, or -1. */
+        long cancelSentAt = -1;
+        /** A rule whose fault ended the connection or the server before it could be answered, or null. */
+        String excusedBy;
 
         Pending(Object id, String method, String tool, boolean firstPage, Message m) {
-            this.answeredStatus = m.answeredStatus();
+            this(id, method, tool, firstPage, m.index(), m.text(), m.answeredStatus());
+        }
+
+        Pending(Object id, String method, String tool, boolean firstPage, long index, String text,
+                java.util.function.IntSupplier answeredStatus) {
+            this.answeredStatus = answeredStatus;
             this.id = id;
             this.method = method;
             this.tool = tool;
             this.firstPage = firstPage;
-            this.timeNanos = m.timeNanos();
-            this.index = m.index();
-            this.text = m.text().length() > 4 * EXCERPT_CHARS ? m.text().substring(0, 4 * EXCERPT_CHARS) : m.text();
+            this.index = index;
+            this.text = text.length() > 4 * EXCERPT_CHARS ? text.substring(0, 4 * EXCERPT_CHARS) : text;
         }
     }
 
     /** What the referee knows of one session. */
     private final class SessionState {
         String name;
-        /** Requests in flight by id, oldest first: one table per direction they were sent in. */
+        /**
+         * Requests their sender has in flight, by id, oldest first: one table per direction they
+         * were sent in. A request leaves when it is answered (or late): its id may then be used again.
+         */
+        final Map<Direction, LinkedHashMap<Object, Pending>> sent = new EnumMap<>(Direction.class);
+        /**
+         * Requests the receiver got and owes an answer to, by id, in the order they reached it:
+         * the receiver is judged on what reached it, not on what a fault kept from it.
+         */
         final Map<Direction, LinkedHashMap<Object, Pending>> pending = new EnumMap<>(Direction.class);
         /** Requests already reported as late: their answer is no unknown id. Bounded like pending. */
         final Map<Direction, LinkedHashMap<Object, Pending>> late = new EnumMap<>(Direction.class);
+        /**
+         * The answers sent, by the id they answer, as a hash of their text: the same answer again on
+         * a resumed stream is the server replaying what the client missed, not a second answer.
+         */
+        final Map<Direction, LinkedHashMap<Object, Long>> answered = new EnumMap<>(Direction.class);
+        /** A rule whose fault ended this stdio session's server (or its input): what comes later is owed nothing. */
+        String endedBy;
+        /** Whether the session's messages were lines of a stdio stream. */
+        boolean stdio;
+        /** The protocolVersion of the initialize answer that reached the client (after the rules). */
+        String deliveredVersion;
+        /** Whether the client was already judged on going on under a version it cannot speak. */
+        boolean versionAcceptanceJudged;
         boolean initializeAnswered;
         boolean initializedNotified;
+        /** The id of the client's initialize, to know its answer when it reaches the client. */
+        Object initializeId;
         String requestedVersion;
         /** The revision the session speaks: the server's initialize answer, or a sessionless request's _meta. */
         String spokenVersion;
@@ -548,8 +816,10 @@ public final class Referee {
 
         SessionState() {
             for (Direction d : Direction.values()) {
+                sent.put(d, bounded(false));
                 pending.put(d, bounded(true));
                 late.put(d, bounded(false));
+                answered.put(d, bounded(false));
             }
         }
 
@@ -568,10 +838,27 @@ public final class Referee {
             };
         }
 
-        /** A request that had no JSON-RPC answer, and is owed none: cancelled, or answered with an HTTP error. */
+        /**
+         * A request that had no JSON-RPC answer, and is owed none: cancelled, answered with an HTTP
+         * error, or a copy a duplicate fault made of a request already answered.
+         */
         private boolean owedNothing(Pending p) {
             int status = p.answeredStatus != null ? p.answeredStatus.getAsInt() : 0;
-            return p.cancelled || (status != 0 && (status < 200 || status > 299));
+            return p.cancelled || p.answers > 0 || (status != 0 && (status < 200 || status > 299));
+        }
+
+        /** An unanswered request: the receiver's violation, or the fault's when a fault ended its connection. */
+        private void unanswered(Direction d, Pending p, String why) {
+            if (owedNothing(p)) {
+                return;
+            }
+            if (p.excusedBy != null) {
+                attribute(Check.UNANSWERED_REQUEST, p.excusedBy, why + ": rule " + p.excusedBy + " ended the "
+                        + "connection or the server before it could be answered", name, d, p.index, p.id, p.method,
+                        p.text);
+            } else {
+                violate(Check.UNANSWERED_REQUEST, why, name, d, p.index, p.id, p.method, p.text);
+            }
         }
 
         /** Reports the requests whose deadline passed by {@code now}. */
@@ -580,16 +867,14 @@ public final class Referee {
                 Iterator<Pending> it = pending.get(d).values().iterator();
                 while (it.hasNext()) {
                     Pending p = it.next();
-                    if (now - p.timeNanos <= deadlineNanos) {
+                    if (now - p.deliveredAt <= deadlineNanos) {
                         break; // oldest first: the rest are younger
                     }
                     it.remove();
+                    sent.get(d).remove(p.id);
                     late.get(d).put(p.id, p); // its answer, if it comes, is no unknown id
-                    if (!owedNothing(p)) {
-                        violate(Check.UNANSWERED_REQUEST, "no answer within " + Duration.ofNanos(deadlineNanos)
-                                .toString().substring(2).toLowerCase(java.util.Locale.ROOT), name, d, p.index, p.id,
-                                p.method, p.text);
-                    }
+                    unanswered(d, p, "no answer within " + Duration.ofNanos(deadlineNanos).toString().substring(2)
+                            .toLowerCase(java.util.Locale.ROOT));
                 }
             }
         }
@@ -597,25 +882,65 @@ public final class Referee {
         void finish() {
             for (Direction d : Direction.values()) {
                 for (Pending p : pending.get(d).values()) {
-                    if (!owedNothing(p)) {
-                        violate(Check.UNANSWERED_REQUEST, "no answer by the end of the session", name, d, p.index,
-                                p.id, p.method, p.text);
+                    unanswered(d, p, "no answer by the end of the session");
+                }
+                for (Pending p : sent.get(d).values()) {
+                    if (p.deliveries == 0) {
+                        keptFromReceiver++; // a fault dropped it or answered it itself: the receiver owes nothing
                     }
                 }
                 pending.get(d).clear();
+                sent.get(d).clear();
+            }
+        }
+
+        /** A copy of {@code p} reached its receiver at {@code now}: from now on it owes an answer. */
+        void deliver(Direction d, Pending p, long now) {
+            p.deliveries++;
+            if (p.deliveries == 1) {
+                p.deliveredAt = now;
+            }
+            if (endedBy != null && p.excusedBy == null) {
+                p.excusedBy = endedBy; // the server is gone: nothing that reaches it now can be answered
+            }
+            if (!pending.get(d).containsKey(p.id)) {
+                pending.get(d).put(p.id, p); // a copy after the first was answered: its answer is welcome
+            }
+        }
+
+        /** A fault of {@code rule} ended the connection (or the server): what is owed now is the fault's. */
+        void connectionEnded(String rule) {
+            for (Direction d : Direction.values()) {
+                for (Pending p : pending.get(d).values()) {
+                    if (p.excusedBy == null) {
+                        p.excusedBy = rule;
+                    }
+                }
+            }
+            if (stdio) {
+                endedBy = rule; // one connection, one server: it does not come back in this session
             }
         }
 
         void request(Message m, Object id, String method, JsonNode params) {
             Direction d = m.direction();
             boolean fromClient = d == Direction.CLIENT_TO_SERVER;
-            if (pending.get(d).containsKey(id)) {
-                violate(Check.DUPLICATE_REQUEST_ID, "id " + id + " is still in flight (the " + pending.get(d).get(id)
-                        .method + " of #" + pending.get(d).get(id).index + ")", m, id, method);
+            Pending inFlight = sent.get(d).get(id);
+            if (inFlight != null) {
+                violate(Check.DUPLICATE_REQUEST_ID, "id " + id + " is still in flight (the " + inFlight.method + " of #"
+                        + inFlight.index + ")", m, id, method);
+            }
+            if (fromClient && !method.equals("initialize")) {
+                judgeVersionAcceptance(m, id, method);
             }
             String modern = fromClient ? sessionlessVersion(params) : null;
             if (modern != null) {
                 spokenVersion = modern;
+                sessionlessSeen = true;
+                modernToolsSeen = true;
+                if (m.mcpHeaders() != null) {
+                    sessionlessHttpSeen = true;
+                }
                 checkRequestMetadata(m, id, method, params, modern);
             }
             if (fromClient && modern == null && !initializeAnswered && !method.equals("initialize")
@@ -633,6 +958,10 @@ public final class Referee {
                             method);
                 }
                 if (method.equals("initialize")) {
+                    initializeId = id;
+                    if (m.mcpHeaders() != null) {
+                        sessionfulHttpSeen = true;
+                    }
                     requestedVersion = params != null ? text(params.get("protocolVersion")) : null;
                     clientCapabilities = params != null ? params.get("capabilities") : null;
                 }
@@ -649,22 +978,62 @@ public final class Referee {
             boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
             Pending p = new Pending(id, method, tool, firstPage, m);
             p.argumentsValid = argumentsValid;
-            pending.get(d).put(id, p);
+            sent.get(d).put(id, p);
+            if (!tracksDelivery) {
+                deliver(d, p, m.timeNanos()); // offline: what was sent is taken as received
+            }
+        }
+
+        /**
+         * A client judged on the initialize answer that reached it (after the rules): going on
+         * under a version that is no published revision, nor the one it asked for, where the spec
+         * says it should disconnect; and, on HTTP, an {@code MCP-Protocol-Version} header that is not
+         * the version it got.
+         */
+        private void judgeVersionAcceptance(Message m, Object id, String method) {
+            if (deliveredVersion == null || sessionless()) {
+                return;
+            }
+            if (!versionAcceptanceJudged && !REVISIONS.contains(deliveredVersion)
+                    && !deliveredVersion.equals(requestedVersion)) {
+                versionAcceptanceJudged = true;
+                violate(Check.UNSUPPORTED_VERSION_ACCEPTED, "the client asked for '" + requestedVersion + "', got '"
+                        + deliveredVersion + "' (no published revision) and went on with " + method + " (expected: "
+                        + "it disconnects)", m, id, method);
+            }
+            Map<String, String> headers = m.mcpHeaders();
+            if (headers == null) {
+                return; // stdio, or no headers recorded
+            }
+            // A missing header is not judged: a server falls back to 2025-03-26 for it, and the
+            // referee cannot tell an old client from a careless one. A wrong one is a client that
+            // ignored what the server (or a fault) told it.
+            String header = headers.get("mcp-protocol-version");
+            if (header != null && !header.equals(deliveredVersion)) {
+                violate(Check.NEGOTIATED_VERSION_HEADER, "MCP-Protocol-Version '" + header + "' after the initialize "
+                        + "answer gave the client '" + deliveredVersion + "'", m, id, method);
+            }
         }
 
         void notification(Message m, String method, JsonNode params) {
             boolean fromClient = m.direction() == Direction.CLIENT_TO_SERVER;
             if (fromClient && method.equals("notifications/initialized")) {
                 initializedNotified = true;
+                judgeVersionAcceptance(m, null, method);
+            } else if (fromClient && m.mcpHeaders() != null) {
+                judgeVersionAcceptance(m, null, method);
             }
             if (method.equals("notifications/cancelled") && params != null) {
-                Object cancelled = idOf(params.get("requestId"));
-                Pending p = pending.get(m.direction()).get(cancelled);
+                Object cancelledId = idOf(params.get("requestId"));
+                Pending p = sent.get(m.direction()).get(cancelledId);
                 if (p == null) {
-                    p = late.get(m.direction()).get(cancelled); // late already: its answer may still come
+                    p = late.get(m.direction()).get(cancelledId);
                 }
-                if (p != null) {
-                    p.cancelled = true; // no answer is owed now, and one that comes is flagged
+                if (p != null && p.cancelSentAt < 0) {
+                    p.cancelSentAt = m.timeNanos();
+                }
+                if (!tracksDelivery) {
+                    cancelReached(m.direction(), cancelledId); // offline: sent is taken as received
                 }
             }
             String needs = fromClient ? null : serverNotificationCapability(method);
@@ -687,22 +1056,55 @@ public final class Referee {
             }
         }
 
+        /** The receiver got its sender's cancel of {@code id}: no answer is owed now, and one sent after it is flagged. */
+        void cancelReached(Direction requestDirection, Object id) {
+            Pending p = pending.get(requestDirection).get(id);
+            if (p == null) {
+                p = late.get(requestDirection).get(id); // late already: its answer may still come
+            }
+            if (p != null) {
+                p.cancelled = true;
+            }
+        }
+
         void response(Message m, Object id, JsonNode error, JsonNode result) {
             Direction requestDirection = m.direction() == Direction.CLIENT_TO_SERVER ? Direction.SERVER_TO_CLIENT
                     : Direction.CLIENT_TO_SERVER;
-            Pending p = pending.get(requestDirection).remove(id);
-            if (p == null) {
+            Pending p = pending.get(requestDirection).get(id);
+            if (p != null) {
+                p.answers++;
+                if (p.answers >= p.deliveries) {
+                    pending.get(requestDirection).remove(id);
+                }
+            } else {
                 p = late.get(requestDirection).remove(id); // reported as late already; its content still counts
+            }
+            long textHash = ((long) m.text().hashCode() << 32) | (m.text().length() & 0xffffffffL);
+            if (p == null) {
+                Long before = answered.get(requestDirection).get(id);
+                if (m.resumed() && before != null && before == textHash) {
+                    replayed++; // the server replays an answer on a resumed stream: what the client may have missed
+                    return;
+                }
+            } else {
+                sent.get(requestDirection).remove(id);
+                answered.get(requestDirection).put(id, textHash);
             }
             String method = p != null ? p.method : null;
             if (error != null) {
                 checkError(m, id, method, error);
-                if (p != null) {
+                if (p != null && result == null) { // with both, result-and-error says what is wrong
                     checkErrorClass(m, id, p, error);
                     checkBusinessError(m, id, p, error);
                 }
             }
-            if (p != null && p.cancelled) {
+            // The client cancelled while a fault still held the request: the cancel queued behind it and
+            // the two reached the server together, a crossing the proxy made, not the server.
+            if (p != null && p.cancelled && p.heldBy != null && p.cancelSentAt >= 0 && p.cancelSentAt < p.deliveredAt) {
+                attribute(Check.CANCELLED_ANSWERED, p.heldBy, "id " + id + " (" + p.method + ", #" + p.index + ") was "
+                        + "answered after its cancel reached the receiver, but rule " + p.heldBy + " held the request, "
+                        + "so the two reached it together", name, m.direction(), m.index(), id, p.method, m.text());
+            } else if (p != null && p.cancelled) {
                 violate(Check.CANCELLED_ANSWERED, "id " + id + " (" + p.method + ", #" + p.index + ") was answered after "
                         + "the " + (requestDirection == Direction.CLIENT_TO_SERVER ? "client" : "server")
                         + " cancelled it (expected: no answer; unless the two crossed on the way)", m, id, p.method);
@@ -787,8 +1189,10 @@ public final class Referee {
             long code = error.path("code").longValue();
             boolean reserved = code >= -32768 && code <= -32000;
             boolean implementationDefined = code >= -32019 && code <= -32000 && code != -32002;
-            if (reserved && !implementationDefined) {
-                return; // JSON-RPC's own codes (error-class judges -32602), and those MCP allocates
+            // -32603 (internal error) is what an SDK makes of a tool that threw: the classic way a
+            // business failure becomes a protocol error, which some clients take for a broken session.
+            if (reserved && !implementationDefined && code != -32603) {
+                return; // JSON-RPC's other codes (error-class judges -32602), and those MCP allocates
             }
             violate(Check.BUSINESS_ERROR, "tool '" + p.tool + "' (listed, arguments valid) answered with JSON-RPC error "
                     + code + " '" + excerpt(error.path("message").asText("")) + "' (expected: a result with isError: "
@@ -829,6 +1233,16 @@ public final class Referee {
         private void initialized(Message m, Object id, JsonNode result) {
             initializeAnswered = true;
             spokenVersion = text(result.get("protocolVersion"));
+            if (!tracksDelivery) {
+                deliveredVersion = spokenVersion; // offline: what the server sent is taken as what the client got
+                versionAcceptanceJudged = false;
+            }
+            if (spokenVersion != null && spokenVersion.compareTo("2025-11-25") >= 0) {
+                modernToolsSeen = true;
+            }
+            if (spokenVersion != null && spokenVersion.compareTo(FIRST_SESSIONLESS_REVISION) >= 0) {
+                sessionlessSeen = true;
+            }
             serverCapabilities = result.get("capabilities");
             String chosen = text(result.get("protocolVersion"));
             if (chosen == null) {
@@ -1001,12 +1415,46 @@ public final class Referee {
     }
 
     /**
+     * What would have been a violation but a fault caused, charged to no peer.
+     *
+     * @param rule      the rule whose fault caused it, with the fault's type: {@code 'hold' (latency)}
+     * @param violation what it would have been
+     */
+    public record FaultFinding(String rule, Violation violation) {
+        public FaultFinding {
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(violation, "violation");
+        }
+
+        @Override
+        public String toString() {
+            return "rule " + rule + ": " + violation;
+        }
+    }
+
+    /**
      * What a referee found: the count of each check's violations, the first
      * {@value #KEPT_PER_CHECK} of each, how many messages it saw, how many requests it stopped
-     * following for room ({@code untracked}), and how many messages it never saw ({@code dropped}).
+     * following for room ({@code untracked}), how many messages it never saw ({@code dropped}),
+     * the checks that could not run and why ({@code notRun}: never "passed"), what faults caused
+     * ({@code byFaults}, the first 80 of {@code byFaultsCount}; charged to no peer), how many
+     * requests a fault kept from their receiver ({@code keptFromReceiver}: owed no answer), and how
+     * many answers a server replayed on a resumed stream ({@code replayed}: no second answer).
      */
     public record Report(Map<Check, Long> counts, Map<Check, List<Violation>> violations, long messages,
-                         long untracked, long dropped) {
+                         long untracked, long dropped, Map<Check, String> notRun, List<FaultFinding> byFaults,
+                         long byFaultsCount, long keptFromReceiver, long replayed) {
+
+        /** A report with nothing skipped and no faults (for tests and tools that build one). */
+        public Report(Map<Check, Long> counts, Map<Check, List<Violation>> violations, long messages, long untracked,
+                      long dropped) {
+            this(counts, violations, messages, untracked, dropped, Map.of(), List.of(), 0, 0, 0);
+        }
+
+        /** Whether {@code check} could run (see {@link #notRun}). */
+        public boolean ran(Check check) {
+            return !notRun.containsKey(check);
+        }
 
         /** The violations kept, all checks, in check order. */
         public List<Violation> all() {

@@ -112,7 +112,7 @@ class MisbehavingStdioServersTest {
                                 "elicitation/create").replace("}", ",\"params\":{}}"), INIT_OK), c.onInitialized(),
                         c.onList(), c.onCall(), "echo", true).with("early-request", List.of(
                         "lifecycle.before-initialize", "lifecycle.undeclared-capability", "jsonrpc.unanswered-request")),
-                new Server("version", List.of("lifecycle.protocol-version"),
+                new Server("version", List.of("lifecycle.protocol-version", "lifecycle.unsupported-version-accepted"),
                         List.of(INIT_OK.replace("2025-06-18", "1999-12-31")), c.onInitialized(), c.onList(), c.onCall(),
                         "echo", true),
                 new Server("no-tools-capability", List.of("lifecycle.undeclared-capability"),

@@ -198,7 +198,11 @@ class RefereeTest {
 
     @Test
     void protocolVersion() {
+        // The server's made-up version, and the client that went on with it (it should have disconnected).
         assertThat(run(good("< " + INIT_OK, "< " + INIT_OK.replace("2025-06-18", "2023-01-01"))).firedIds())
+                .containsExactly("lifecycle.protocol-version", "lifecycle.unsupported-version-accepted");
+        // Its twin: a client that stops there is not charged.
+        assertThat(run("> " + INIT, "< " + INIT_OK.replace("2025-06-18", "2023-01-01")).firedIds())
                 .containsExactly("lifecycle.protocol-version");
         // another published revision than the one asked for: the server does not speak it, which is allowed
         assertThat(run(good("< " + INIT_OK, "< " + INIT_OK.replace("2025-06-18", "2025-03-26"))).firedIds()).isEmpty();
@@ -417,11 +421,12 @@ class RefereeTest {
         assertThat(flagged.firedIds()).containsExactly("tools.error-class");
         assertThat(flagged.violations().get(Check.ERROR_CLASS).get(0).detail())
                 .startsWith("tool 'echo' (listed) answered with JSON-RPC error -32602 'm must be short' on 2025-11-25");
-        // 2025-06-18 listed invalid arguments among the protocol errors; -32603 is the server failing; an
-        // unlisted tool's -32602 is right.
+        // 2025-06-18 listed invalid arguments among the protocol errors; -32603 is the server failing (a
+        // business failure as a protocol error: tools.business-error, not this check); an unlisted tool's
+        // -32602 is right.
         assertThat(run(good("< " + CALL_OK, invalidParams)).firedIds()).isEmpty();
         assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "< " + CALL_OK,
-                invalidParams.replace("-32602", "-32603"))).firedIds()).isEmpty();
+                invalidParams.replace("-32602", "-32603"))).firedIds()).containsExactly("tools.business-error");
         assertThat(run(good("> " + INIT, init1125, "< " + INIT_OK, ok1125, "> " + CALL,
                 "> " + CALL.replace("\"echo\"", "\"nope\""), "< " + CALL_OK, invalidParams)).firedIds()).isEmpty();
         // The twin: the same error class as a tool result passes.
@@ -432,14 +437,15 @@ class RefereeTest {
     @Test
     void aListedToolsOwnFailureAsAProtocolErrorIsAWarningAndAsAToolResultIsNot() {
         String error = "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":%s,\"message\":\"row 7 is locked\"}}";
-        for (String code : List.of("-32000", "-32019", "42", "-1")) {
+        // -32603 too: what an SDK makes of a tool that threw (issue #33: it went unflagged)
+        for (String code : List.of("-32000", "-32019", "42", "-1", "-32603")) {
             Referee.Report flagged = run(good("< " + CALL_OK, error.formatted(code)));
             assertThat(flagged.firedIds()).as(code).containsExactly("tools.business-error");
             assertThat(flagged.violations().get(Check.BUSINESS_ERROR).get(0).detail()).startsWith(
                     "tool 'echo' (listed, arguments valid) answered with JSON-RPC error " + code + " 'row 7 is locked'");
         }
         // JSON-RPC's own codes, and MCP's URL elicitation required, are protocol errors by right
-        for (String code : List.of("-32603", "-32600", "-32042", "-32020", "-32099", "-32002")) {
+        for (String code : List.of("-32600", "-32601", "-32042", "-32020", "-32099", "-32002")) {
             assertThat(run(good("< " + CALL_OK, error.formatted(code))).firedIds()).as(code).isEmpty();
         }
         // the twin: the same failure as a tool result
@@ -545,5 +551,54 @@ class RefereeTest {
         assertThat(listedThenCalled("{\"type\":\"object\"}", "{}").firedIds()).isEmpty();
         assertThat(run(good("< " + LIST_OK, "< " + LIST_OK.replace("\"type\":\"string\"",
                 "\"type\":\"string\",\"x-mcp-header\":\"bad name\""))).firedIds()).isEmpty();
+    }
+
+    @Test
+    void checksThatCouldNotRunAreNotRunNeverPassed() throws Exception {
+        // A stdio session read offline, with no journal: the client.* checks lack the journal, the
+        // live-only ones the live proxy, the HTTP and era ones their traffic.
+        Referee.Report report = run(good());
+        assertThat(report.firedIds()).isEmpty();
+        assertThat(report.notRun()).containsKeys(Check.DUPLICATE_CALL, Check.RETRY_AFTER_IGNORED, Check.NO_REINITIALIZE,
+                Check.EXIT_ON_STDIN_CLOSE, Check.UNTERMINATED_LINE, Check.MCP_NAME_HEADER, Check.ERROR_CLASS,
+                Check.NEGOTIATED_VERSION_HEADER);
+        assertThat(report.notRun().get(Check.DUPLICATE_CALL)).startsWith("needs the proxy's journal");
+        assertThat(report.ran(Check.UNANSWERED_REQUEST)).isTrue();
+        assertThat(report.ran(Check.STDOUT_NOT_JSON)).isTrue();
+
+        String xml = CheckReports.junitXml(report, "suite");
+        assertThat(xml).contains("skipped=\"" + report.notRun().size() + "\"")
+                .containsPattern("name=\"client.duplicate-call\">\\s*<skipped message=\"not run: needs the proxy's journal")
+                .doesNotContainPattern("name=\"jsonrpc.unanswered-request\">\\s*<skipped");
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(CheckReports.json(report));
+        assertThat(json.path("not_run").asInt()).isEqualTo(report.notRun().size());
+        for (com.fasterxml.jackson.databind.JsonNode check : json.path("checks")) {
+            String status = check.path("status").asText();
+            if (check.path("id").asText().equals("client.duplicate-call")) {
+                assertThat(status).isEqualTo("not_run");
+                assertThat(check.path("not_run").asText()).startsWith("needs the proxy's journal");
+            }
+            if (check.path("id").asText().equals("jsonrpc.unanswered-request")) {
+                assertThat(status).isEqualTo("passed");
+            }
+        }
+        assertThat(CheckReports.summary(report)).contains("check not run: client.duplicate-call, "
+                + "client.retry-after-ignored, client.no-reinitialize (needs the proxy's journal");
+
+        // With a journal the client checks run (and pass on an empty one); on a session of
+        // 2025-11-25, error-class runs too.
+        Referee withJournal = new Referee();
+        withJournal.judgeClientsBy(() -> new dev.mcpchaos.rules.journal.JournalRing(10).snapshot());
+        int i = 0;
+        for (String line : good("> " + INIT, "> " + INIT.replace("2025-06-18", "2025-11-25"), "< " + INIT_OK,
+                "< " + INIT_OK.replace("2025-06-18", "2025-11-25"))) {
+            withJournal.observe(new Referee.Message("s", "stdio", line.startsWith("> ") ? Direction.CLIENT_TO_SERVER
+                    : Direction.SERVER_TO_CLIENT, i++, i, line.substring(2), true, false));
+        }
+        withJournal.finish();
+        assertThat(withJournal.report().ran(Check.DUPLICATE_CALL)).isTrue();
+        assertThat(withJournal.report().ran(Check.ERROR_CLASS)).isTrue();
+        assertThat(withJournal.report().notRun()).containsKey(Check.RETRY_AFTER_IGNORED); // HTTP only
     }
 }
