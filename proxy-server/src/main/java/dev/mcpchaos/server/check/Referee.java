@@ -272,16 +272,20 @@ public final class Referee {
 
     /** Ends every session: what is still unanswered is reported. Messages after this start new sessions. */
     public synchronized void finish() {
+        java.util.Set<SessionState> ended = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (SessionState s : sessions.values()) {
-            s.finish();
+            if (ended.add(s)) {
+                s.finish(); // once, however many keys it had
+            }
         }
         sessions.clear();
     }
 
     /** Ends one session (its stream closed), reporting what it left unanswered. */
     public synchronized void finish(Object sessionKey) {
-        SessionState s = sessions.remove(sessionKey);
+        SessionState s = sessions.get(sessionKey);
         if (s != null) {
+            sessions.values().removeIf(state -> state == s);
             s.finish();
         }
     }
@@ -399,6 +403,12 @@ public final class Referee {
             return;
         }
         String rule = "'" + event.rule() + "' (" + event.fault() + ")";
+        Object faultedId = envelopeId(event.id());
+        Pending faulted = event.kind() == dev.mcpchaos.core.frame.MessageKind.REQUEST && faultedId != null
+                ? s.sent.get(event.direction()).get(faultedId) : null;
+        if (faulted != null && faulted.faultedBy == null) {
+            faulted.faultedBy = rule;
+        }
         switch (event.fault()) {
             case "latency", "throttle", "reorder" -> {
                 Object id = envelopeId(event.id());
@@ -491,12 +501,21 @@ public final class Referee {
     private SessionState session(Message m) {
         SessionState s = sessions.get(m.sessionKey());
         if (s == null) {
-            if (sessions.size() >= MAX_SESSIONS) {
-                Iterator<SessionState> eldest = sessions.values().iterator();
-                eldest.next().finish();
-                eldest.remove();
+            // Another key for a session the referee knows by name (an HTTP session the proxy answers
+            // on its own once a fault expired it): the same MCP session, the same state.
+            for (SessionState known : sessions.values()) {
+                if (m.session().equals(known.name)) {
+                    s = known;
+                }
             }
-            s = new SessionState();
+            if (s == null) {
+                if (sessions.size() >= MAX_SESSIONS) {
+                    SessionState eldest = sessions.values().iterator().next();
+                    sessions.values().removeIf(state -> state == eldest);
+                    eldest.finish();
+                }
+                s = new SessionState();
+            }
             sessions.put(m.sessionKey(), s);
         }
         return s;
@@ -736,6 +755,8 @@ public final class Referee {
         String heldBy;
         /** When its sender sent a cancel of it, or -1. */
         long cancelSentAt = -1;
+        /** The first rule whose fault acted on it, or null. */
+        String faultedBy;
         /** A rule whose fault ended the connection or the server before it could be answered, or null. */
         String excusedBy;
 
@@ -852,7 +873,12 @@ public final class Referee {
             if (owedNothing(p)) {
                 return;
             }
-            if (p.excusedBy != null) {
+            Pending waitingOn = keptRequestOfReceiver(d, p);
+            if (p.excusedBy == null && waitingOn != null) {
+                attribute(Check.UNANSWERED_REQUEST, waitingOn.faultedBy, why + ": the receiver was waiting on its own "
+                        + waitingOn.method + " (#" + waitingOn.index + "), which rule " + waitingOn.faultedBy
+                        + " kept from the other side", name, d, p.index, p.id, p.method, p.text);
+            } else if (p.excusedBy != null) {
                 attribute(Check.UNANSWERED_REQUEST, p.excusedBy, why + ": rule " + p.excusedBy + " ended the "
                         + "connection or the server before it could be answered", name, d, p.index, p.id, p.method,
                         p.text);
@@ -892,6 +918,21 @@ public final class Referee {
                 pending.get(d).clear();
                 sent.get(d).clear();
             }
+        }
+
+        /**
+         * A request the receiver of {@code p} sent after {@code p} reached it, which a fault kept from
+         * the other side and which is still unanswered: a server may rightly wait on the answer to its
+         * own request (a roots/list, a sampling request) before it answers. Null when there is none.
+         */
+        private Pending keptRequestOfReceiver(Direction d, Pending p) {
+            Direction back = d == Direction.CLIENT_TO_SERVER ? Direction.SERVER_TO_CLIENT : Direction.CLIENT_TO_SERVER;
+            for (Pending own : sent.get(back).values()) {
+                if (own.deliveries == 0 && own.faultedBy != null && own.index > p.index) {
+                    return own;
+                }
+            }
+            return null;
         }
 
         /** A copy of {@code p} reached its receiver at {@code now}: from now on it owes an answer. */

@@ -90,8 +90,14 @@ class FaultMatrixTest {
         POOL.shutdownNow();
     }
 
+    /** Each shape's traffic with no fault: what the referee says of the scripted peers themselves. */
+    private static final Map<Shape, Future<Outcome>> WITHOUT_FAULTS = new java.util.concurrent.ConcurrentHashMap<>();
+
     @TestFactory
     List<DynamicNode> everyFaultOnEveryShape() {
+        for (Shape shape : Shape.values()) {
+            WITHOUT_FAULTS.computeIfAbsent(shape, s -> POOL.submit(() -> Scenario.runClean(s)));
+        }
         List<DynamicNode> rows = new ArrayList<>();
         Set<String> registered = new LinkedHashSet<>(FaultRegistry.types());
         for (String type : registered) {
@@ -138,6 +144,42 @@ class FaultMatrixTest {
         if (expect.awaits != null) {
             fail(name + " passes now, but is marked '" + expect.awaits + "': remove the marker");
         }
+        noPeerChargedForTheFault(name, outcome);
+    }
+
+    /**
+     * The referee under the matrix (issue #33): whatever the fault did, the report charges the
+     * peers with nothing the same scripted peers are not charged with when no fault acts (they
+     * skip initialize, so lifecycle.before-initialize is theirs either way). What a fault did is
+     * the fault's: an answer it made is the answer, a request it kept from the server is owed
+     * nothing, a connection it ended takes what was owed. The twins, where a peer really misbehaves
+     * under a fault and is caught, are RefereeUnderFaults*Test.
+     */
+    private static void noPeerChargedForTheFault(String name, Outcome outcome) throws Exception {
+        if (outcome.verdict == null) {
+            return; // the rule was refused: no traffic
+        }
+        Outcome clean = WITHOUT_FAULTS.get(outcome.shape).get(120, TimeUnit.SECONDS);
+        Set<String> allowed = charges(clean.verdict);
+        Set<String> charged = charges(outcome.verdict);
+        charged.removeAll(allowed);
+        if (!charged.isEmpty()) {
+            fail(name + ": the referee charged a peer for what the fault did: " + charged + "\n"
+                    + outcome.verdict.all() + "\nwith no fault: " + clean.verdict.all());
+        }
+    }
+
+    /**
+     * Which check each violation broke, and who broke it (c2s: the client, s2c: the server). The
+     * client.* checks are left out: they judge how a client reacts to a fault, and the matrix's
+     * scripted client does not react (it goes on after a 404, it never retries); their misbehaving
+     * and well-behaved clients are in ClientChecksLiveTest.
+     */
+    private static Set<String> charges(dev.mcpchaos.server.check.Referee.Report report) {
+        Set<String> charges = new LinkedHashSet<>();
+        report.all().stream().filter(v -> !v.check().id().startsWith("client."))
+                .forEach(v -> charges.add(v.check().id() + " " + v.dir()));
+        return charges;
     }
 
     // ---- the rows ------------------------------------------------------------------------------------------

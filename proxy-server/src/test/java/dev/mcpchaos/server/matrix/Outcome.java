@@ -46,6 +46,8 @@ final class Outcome {
     final List<FaultEvent> events = new ArrayList<>();
     RuleStats stats;
     double injectedMeter;
+    /** What the referee on the proxy said of the peers (null if the proxy did not start). */
+    dev.mcpchaos.server.check.Referee.Report verdict;
 
     Outcome(Shape shape) {
         this.shape = shape;

@@ -10,6 +10,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.RuleStats;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
+import dev.mcpchaos.server.check.Referee;
 import dev.mcpchaos.server.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -62,6 +63,20 @@ final class Scenario {
     static String rules(Shape shape, String faultType, String faultParams) {
         return "rules:\n  - name: " + RULE + "\n    match: " + shape.match + "\n    fault: {type: " + faultType
                 + (faultParams.isEmpty() ? "" : ", " + faultParams) + "}\n";
+    }
+
+    /** Runs the shape's traffic through a proxy whose one rule is off: what the referee says with no fault. */
+    static Outcome runClean(Shape shape) {
+        RuleSet rules = RuleSet.parse(rules(shape, "drop", "").replace("    match:", "    enabled: false\n    match:"),
+                "matrix.yaml");
+        try {
+            return shape.isStdio() ? stdio(shape, rules, false) : http(shape, rules, PASS_GRACE_NANOS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -140,6 +155,7 @@ final class Scenario {
             throws IOException, InterruptedException {
         Outcome outcome = new Outcome(shape);
         Clock clock = new Clock();
+        Referee referee = new Referee();
         List<FaultEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Pipe toProxy = Pipe.open();
@@ -158,6 +174,7 @@ final class Scenario {
                     .seed(1)
                     .faultListener(events::add)
                     .metrics(registry)
+                    .check(referee)
                     .start();
         } catch (ProxyStartException e) {
             if (e.reason() != ProxyStartException.Reason.RULES) {
@@ -207,6 +224,7 @@ final class Scenario {
         } finally {
             proxy.close();
         }
+        outcome.verdict = referee.report();
         serverLog.lines().stream().filter(l -> l.startsWith("IN ")).map(l -> l.substring(3))
                 .forEach(outcome.serverLines::add);
         outcome.events.addAll(events);
@@ -328,6 +346,7 @@ final class Scenario {
             throws IOException, InterruptedException {
         Outcome outcome = new Outcome(shape);
         Clock clock = new Clock();
+        Referee referee = new Referee();
         List<FaultEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         boolean sessionless = shape == Shape.HTTP_SESSIONLESS_POST;
@@ -344,6 +363,7 @@ final class Scenario {
                         .seed(1)
                         .faultListener(events::add)
                         .metrics(registry)
+                        .check(referee)
                         .start();
             } catch (ProxyStartException e) {
                 if (e.reason() != ProxyStartException.Reason.RULES) {
@@ -396,6 +416,7 @@ final class Scenario {
             } finally {
                 proxy.close();
             }
+            outcome.verdict = referee.report();
             outcome.upstream.addAll(upstream.requests);
             outcome.upstreamSent.putAll(upstream.sent);
         }
