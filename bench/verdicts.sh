@@ -284,14 +284,14 @@ run() {
   fi
   [ -f "$events" ] || : >"$events"
   # Whether the client.* checks ran: a report that says it (a "skipped" entry at the top, or a
-  # check with "skipped" or status "skipped") is believed. Otherwise it follows from --journal: the
+  # check with "skipped", or status "skipped" or "not_run" as reports say since #33) is believed. Otherwise it follows from --journal: the
   # report of the code this script was written on does not say, and its CLI gives the referee the
   # journal whenever both are on (InterceptorSetup: referee.judgeClientsBy).
   local client_checks
   client_checks=$(jq -r --arg journal "$JOURNAL" '
       ([.skipped // empty | if type == "array" then .[] else . end | tostring]
-       + [.checks[] | select(.id | startswith("client.")) | select(has("skipped") or .status == "skipped")
-          | "\(.id): \(.skipped // .reason // "skipped")"]) as $s
+       + [.checks[] | select(.id | startswith("client.")) | select(has("skipped") or .status == "skipped" or .status == "not_run")
+          | "\(.id): \(.not_run // .skipped // .reason // "skipped")"]) as $s
       | if ($s | length) > 0 then "skipped: " + ($s | join("; "))
         elif $journal == "off" then "not run (journal off)"
         else "ran (journal \($journal))" end' "$report")

@@ -32,8 +32,12 @@ public final class CassetteCheck {
                     mcpHeaders = java.util.Map.of();
                 }
             }
+            // A server's message on a GET the client reopened with Last-Event-ID: a replay, live and offline alike.
+            boolean resumed = !stdio && e.direction() == dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT
+                    && e.http() != null && e.http().requestHeaders() != null && e.http().requestHeaders().stream()
+                    .anyMatch(h -> h.getKey().equalsIgnoreCase("last-event-id"));
             referee.observe(new Referee.Message(name + "\u0000" + e.session(), e.session(), e.direction(), e.seq(),
-                    nanos, text, stdio, false, mcpHeaders));
+                    nanos, text, stdio, false, mcpHeaders, null, resumed));
         }
         if (cassette.droppedMessages() > 0) {
             referee.dropped(cassette.droppedMessages());

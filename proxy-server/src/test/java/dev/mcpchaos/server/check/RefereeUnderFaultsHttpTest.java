@@ -80,6 +80,15 @@ class RefereeUnderFaultsHttpTest {
         return new String[] {init.headers().firstValue("Mcp-Session-Id").orElseThrow(), version};
     }
 
+    /** A session initialized on 2025-06-18 and told so: the headers its next messages carry. */
+    private Map<String, String> open(URI mcp) throws IOException, InterruptedException {
+        String session = initialize(mcp)[0];
+        Map<String, String> h = Map.of("Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18");
+        assertThat(post(mcp, h, S + "\"method\":\"notifications/initialized\"}", Duration.ofSeconds(20))
+                .statusCode()).isEqualTo(202);
+        return h;
+    }
+
     private static String echo(int id, String text) {
         return S + "\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{"
                 + "\"text\":\"" + text + "\"}}}";
@@ -106,9 +115,7 @@ class RefereeUnderFaultsHttpTest {
                 """;
         int[] answered = new int[1];
         Run run = run(rules, mcp -> {
-            String session = initialize(mcp)[0];
-            Map<String, String> h = Map.of("Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18");
-            post(mcp, h, S + "\"method\":\"notifications/initialized\"}", Duration.ofSeconds(20));
+            Map<String, String> h = open(mcp);
             for (int id = 2; id < 22; id++) {
                 String body = post(mcp, h, echo(id, "m" + id), Duration.ofSeconds(20)).body();
                 assertThat(body).contains("\"id\":" + id);
@@ -132,9 +139,7 @@ class RefereeUnderFaultsHttpTest {
         // The client gives up at 250 ms and cancels while the rule still holds the call: the cancel
         // queues behind it, and the server (which answers echo at once) gets both together.
         Run queued = run(hold, mcp -> {
-            String session = initialize(mcp)[0];
-            Map<String, String> h = Map.of("Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18");
-            post(mcp, h, S + "\"method\":\"notifications/initialized\"}", Duration.ofSeconds(20));
+            Map<String, String> h = open(mcp);
             CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
                 try {
                     return post(mcp, h, echo(2, "late"), Duration.ofSeconds(20));
@@ -154,9 +159,7 @@ class RefereeUnderFaultsHttpTest {
         // Twin, the same fault: the cancel goes once the call reached the server, which goes on with
         // its 1.2 s of work and answers anyway (the demo server ignores cancels): the server's warning.
         Run ignored = run(hold, mcp -> {
-            String session = initialize(mcp)[0];
-            Map<String, String> h = Map.of("Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18");
-            post(mcp, h, S + "\"method\":\"notifications/initialized\"}", Duration.ofSeconds(20));
+            Map<String, String> h = open(mcp);
             CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
                 try {
                     return post(mcp, h, slow(2, 1200, false), Duration.ofSeconds(20));
@@ -182,9 +185,7 @@ class RefereeUnderFaultsHttpTest {
                     fault: {type: drop}
                 """;
         Run run = run(lose, mcp -> {
-            String session = initialize(mcp)[0];
-            Map<String, String> h = Map.of("Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18");
-            post(mcp, h, S + "\"method\":\"notifications/initialized\"}", Duration.ofSeconds(20));
+            Map<String, String> h = open(mcp);
             HttpResponse<String> streamed = post(mcp, h, slow(2, 200, true), Duration.ofSeconds(20));
             assertThat(streamed.headers().firstValue("Content-Type")).hasValueSatisfying(t ->
                     assertThat(t).startsWith("text/event-stream"));
