@@ -85,7 +85,20 @@ public final class ParamsFingerprint {
      * it has none or is not well-formed JSON. The buffer's indexes are not changed.
      */
     public static Fingerprints ofRequest(ByteBuf message) {
-        Object params = member(message, "params");
+        return fingerprints(member(message, "params"));
+    }
+
+    /** Both fingerprints of {@code message}'s {@code params} (see {@link #ofRequest(ByteBuf)}). */
+    public static Fingerprints ofRequest(String message) {
+        try (JsonParser parser = FACTORY.createParser(message)) {
+            return fingerprints(member(parser, "params"));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Both fingerprints of params read by {@link #member}; null when absent. */
+    private static Fingerprints fingerprints(Object params) {
         if (params == NONE) {
             return null;
         }
