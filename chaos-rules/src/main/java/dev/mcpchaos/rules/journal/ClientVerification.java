@@ -204,13 +204,15 @@ public final class ClientVerification extends SenderVerification {
         }
 
         /**
-         * That the retry's params were those of the first request (by {@link ParamsFingerprint},
-         * {@code _meta} aside): the client asked the same thing twice, which for a write means
-         * it may have been done twice.
+         * That the retry asked what the first request asked: the same
+         * {@link JournalEntry#writeFingerprint() write fingerprint}, so {@code _meta} and
+         * idempotency-key arguments aside (a resend under a fresh {@code request_id} is the same
+         * write). This says nothing about where the first copy went: after a dropped request it
+         * is a safe retry; only a first copy that reached the server makes it a duplicate write
+         * (see {@link ClientVerification#duplicateWrites}).
          */
         public Retry withSameArguments() {
-            if (original == null || original.paramsFingerprint() == null || retry.paramsFingerprint() == null
-                    || !original.paramsFingerprint().equals(retry.paramsFingerprint())) {
+            if (original == null || !original.sameArgumentsAs(retry)) {
                 List<JournalEntry> relevant = new ArrayList<>();
                 if (original != null) {
                     relevant.add(original);
@@ -220,10 +222,10 @@ public final class ClientVerification extends SenderVerification {
                 }
                 relevant.add(retry);
                 String actual = original == null ? "the request the lost message answered is not in the journal"
-                        : "the params differ (" + original.paramsFingerprint() + " then "
-                                + retry.paramsFingerprint() + ")";
+                        : "the arguments differ (" + original.writeFingerprint() + " then "
+                                + retry.writeFingerprint() + ")";
                 throw JournalVerification.failure(snapshot, "the retry #" + retry.sequence()
-                        + " to have the same arguments as the first request", actual,
+                        + " to have the same arguments as the first request (idempotency keys aside)", actual,
                         "The first request, the lost message and the retry", relevant);
             }
             return this;
