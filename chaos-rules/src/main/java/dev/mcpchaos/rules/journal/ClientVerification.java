@@ -313,10 +313,10 @@ public final class ClientVerification extends SenderVerification {
                 }
                 relevant.add(retry);
                 String actual = original == null ? "the request the lost message answered is not in the journal"
-                        : "the arguments differ (" + original.writeFingerprint() + " then "
+                        : "the params differ, idempotency keys aside (" + original.writeFingerprint() + " then "
                                 + retry.writeFingerprint() + ")";
                 throw JournalVerification.failure(snapshot, "the retry #" + retry.sequence()
-                        + " to have the same arguments as the first request (idempotency keys aside)", actual,
+                        + " to have the same arguments as the first request", actual,
                         "The first request, the lost message and the retry", relevant);
             }
             return this;
