@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
                     + "The proxy must keep a journal (mcp-chaos http|stdio --journal N)."},
         footer = {"", "Examples:",
             "  mcp-chaos journal",
-            "  mcp-chaos journal --tool write --direction client_to_server --not-delivered   # never reached the server",
+            "  mcp-chaos journal --direction c2s --not-delivered  # never reached the server",
             "  mcp-chaos journal --tool 'write*' --duplicate-writes",
             "  mcp-chaos journal --faulted lose-answer --json",
             "", "Exit codes: 0 done, 1 refused by the proxy or no answer from it, 2 usage."})
