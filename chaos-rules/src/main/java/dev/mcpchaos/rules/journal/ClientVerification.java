@@ -15,8 +15,12 @@ import java.util.Objects;
 
 /**
  * Assertions on how the MCP client behaved, as the journal saw it: what it sent, whether it
- * retried after a lost message, re-initialized after its session expired, cancelled what it gave
- * up on, and waited as {@code Retry-After} asked.
+ * retried after a lost message (or did not), wrote the same thing twice, re-initialized after its
+ * session expired, cancelled what it gave up on, and waited as {@code Retry-After} asked.
+ *
+ * <p>The client is judged on what it received and did: a message a rule dropped before the server
+ * is the rule's doing, and sending it again is a safe retry; a request that reached the server
+ * may have been carried out, so sending it again while its answer is missing is a duplicate write.
  */
 public final class ClientVerification extends SenderVerification {
 
@@ -55,6 +59,93 @@ public final class ClientVerification extends SenderVerification {
                     "The lost message and what the client sent after it", prepend(lostEntry, after));
         }
         return new Retry(snapshot, lostEntry, original, retry);
+    }
+
+    /**
+     * That the client did not send the request again after any message of {@code lost}: no later
+     * request of the same method and tool, whatever its arguments. After a lost answer to a write,
+     * {@code notRetriedAfter(notReachedClient(toolCall("write")))} is what the right client does:
+     * it reads back, or reports the outcome unknown. Fails when the journal holds no message of
+     * {@code lost}: a client that was never put to the test proves nothing.
+     *
+     * @return the messages of {@code lost}
+     */
+    public List<JournalEntry> notRetriedAfter(MessagePattern lost) {
+        Objects.requireNonNull(lost, "lost");
+        List<JournalEntry> matches = snapshot.filter(lost);
+        if (matches.isEmpty()) {
+            throw JournalVerification.failure(snapshot, "the client not to retry after " + lost.description(),
+                    "the journal holds no " + lost.description() + ", so nothing was put to the test",
+                    "Entries a rule acted on", faulted());
+        }
+        List<JournalEntry> retries = new ArrayList<>();
+        List<String> which = new ArrayList<>();
+        for (JournalEntry lostEntry : matches) {
+            JournalEntry original = requestOf(lostEntry);
+            for (JournalEntry e : sentAfter(lostEntry.sequence())) {
+                if (e.kind() == MessageKind.REQUEST && Objects.equals(e.method(), lostEntry.method())
+                        && Objects.equals(e.tool(), lostEntry.tool()) && e != original && !retries.contains(e)) {
+                    retries.add(e);
+                    which.add("#" + e.sequence() + " after #" + lostEntry.sequence());
+                }
+            }
+        }
+        if (!retries.isEmpty()) {
+            List<JournalEntry> relevant = new ArrayList<>(matches);
+            relevant.addAll(retries);
+            relevant.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+            throw JournalVerification.failure(snapshot, "the client not to send " + describe(matches.get(0))
+                    + " again after " + lost.description(), "it did: " + String.join(", ", which),
+                    "The lost messages and the retries", relevant);
+        }
+        return matches;
+    }
+
+    /**
+     * The client's duplicate writes among its requests of {@code writes}, to count:
+     * {@code duplicateWrites(toolCall("write")).never()}. A duplicate write is a write the server
+     * received twice, or a resend of one that reached it: a later request of the same method and
+     * tool with the same arguments (by the {@link JournalEntry#writeFingerprint() write
+     * fingerprint}, so a fresh idempotency key does not make it another write) as an earlier one
+     * that reached the server, which either reached the server as well, or was sent before the
+     * earlier one's answer reached the client. A resend of a request that never reached the
+     * server is a safe retry and is never counted.
+     *
+     * <p>Each duplicate counts once, as its later copy ({@link Count#entries()}); a failure lists
+     * the duplicates with the copies that reached the server and what became of their answers.
+     * A client that wrote the same thing twice on purpose, each after the other's answer, also
+     * made the server receive it twice: narrow {@code writes} to the call under test then.
+     */
+    public Count duplicateWrites(MessagePattern writes) {
+        Objects.requireNonNull(writes, "writes");
+        List<JournalEntry> requests = snapshot.filter(e -> e.fromClient() && e.kind() == MessageKind.REQUEST
+                && e.writeFingerprint() != null && writes.test(e));
+        List<JournalEntry> duplicates = new ArrayList<>();
+        List<JournalEntry> listed = new ArrayList<>();
+        for (int j = 0; j < requests.size(); j++) {
+            JournalEntry later = requests.get(j);
+            for (int i = 0; i < j; i++) {
+                JournalEntry first = requests.get(i);
+                if (!first.reachedServer() || !first.sameArgumentsAs(later)) {
+                    continue; // a first copy that never reached the server makes a safe retry
+                }
+                JournalEntry answer = answerTo(first);
+                boolean answeredBefore = answer != null && answer.delivered() && answer.sequence() < later.sequence();
+                if (later.delivered() || !answeredBefore) {
+                    duplicates.add(later);
+                    addOnce(listed, first);
+                    if (answer != null && answer.sequence() < later.sequence()) {
+                        addOnce(listed, answer);
+                    }
+                    addOnce(listed, later);
+                    break;
+                }
+            }
+        }
+        listed.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        return new Count(snapshot, "the client to duplicate a write of " + writes.description(),
+                n -> n == 0 ? "it never did" : "it did " + Count.times(n, ""), duplicates,
+                "The copies that reached the server, their answers, and the duplicates", listed);
     }
 
     /**
@@ -204,13 +295,15 @@ public final class ClientVerification extends SenderVerification {
         }
 
         /**
-         * That the retry's params were those of the first request (by {@link ParamsFingerprint},
-         * {@code _meta} aside): the client asked the same thing twice, which for a write means
-         * it may have been done twice.
+         * That the retry asked what the first request asked: the same
+         * {@link JournalEntry#writeFingerprint() write fingerprint}, so {@code _meta} and
+         * idempotency-key arguments aside (a resend under a fresh {@code request_id} is the same
+         * write). This says nothing about where the first copy went: after a dropped request it
+         * is a safe retry; only a first copy that reached the server makes it a duplicate write
+         * (see {@link ClientVerification#duplicateWrites}).
          */
         public Retry withSameArguments() {
-            if (original == null || original.paramsFingerprint() == null || retry.paramsFingerprint() == null
-                    || !original.paramsFingerprint().equals(retry.paramsFingerprint())) {
+            if (original == null || !original.sameArgumentsAs(retry)) {
                 List<JournalEntry> relevant = new ArrayList<>();
                 if (original != null) {
                     relevant.add(original);
@@ -220,8 +313,8 @@ public final class ClientVerification extends SenderVerification {
                 }
                 relevant.add(retry);
                 String actual = original == null ? "the request the lost message answered is not in the journal"
-                        : "the params differ (" + original.paramsFingerprint() + " then "
-                                + retry.paramsFingerprint() + ")";
+                        : "the params differ, idempotency keys aside (" + original.writeFingerprint() + " then "
+                                + retry.writeFingerprint() + ")";
                 throw JournalVerification.failure(snapshot, "the retry #" + retry.sequence()
                         + " to have the same arguments as the first request", actual,
                         "The first request, the lost message and the retry", relevant);
@@ -270,6 +363,25 @@ public final class ClientVerification extends SenderVerification {
             }
         }
         return elsewhere;
+    }
+
+    /** The server's first answer (response or error) to a client's request, delivered or not; null when none. */
+    private JournalEntry answerTo(JournalEntry request) {
+        for (JournalEntry e : snapshot.entries()) {
+            if (e.sequence() > request.sequence() && !e.fromClient()
+                    && (e.kind() == MessageKind.RESPONSE || e.kind() == MessageKind.ERROR)
+                    && sameId(e.id(), request.id()) && e.session().equals(request.session())
+                    && Objects.equals(e.method(), request.method())) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static void addOnce(List<JournalEntry> list, JournalEntry e) {
+        if (!list.contains(e)) {
+            list.add(e);
+        }
     }
 
     private List<JournalEntry> sentAfter(long sequence) {

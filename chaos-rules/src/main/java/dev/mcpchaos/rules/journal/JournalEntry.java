@@ -38,12 +38,18 @@ import java.util.Objects;
  * @param delivered whether it (or its replacement) left the proxy towards its destination
  * @param paramsFingerprint for a request: a stable hash of its {@code params} (see
  *                          {@link ParamsFingerprint}); null otherwise or without params
+ * @param writeFingerprint for a request: the same hash with the idempotency-key members of its
+ *                         arguments left out ({@link ParamsFingerprint#isIdempotencyKeyField}),
+ *                         so that a write sent again under a fresh key has the same one; when
+ *                         given as null, {@code paramsFingerprint} (nothing to see through, or a
+ *                         recorder that did not tell)
  * @param message the message's JSON text, only when the journal keeps content; else null
  */
 public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, String session, String transport,
                            Direction direction, MessageKind kind, Object id, String method, String tool,
                            Object requestId, Integer httpStatus, Map<String, String> httpHeaders,
-                           List<FaultAction> faults, boolean delivered, String paramsFingerprint, String message) {
+                           List<FaultAction> faults, boolean delivered, String paramsFingerprint,
+                           String writeFingerprint, String message) {
 
     /**
      * What one rule did to the message.
@@ -78,11 +84,45 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         }
         httpHeaders = httpHeaders == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(httpHeaders));
         faults = faults == null ? List.of() : List.copyOf(faults);
+        writeFingerprint = writeFingerprint == null ? paramsFingerprint : writeFingerprint;
+    }
+
+    /**
+     * An entry without a write fingerprint of its own: it is {@code paramsFingerprint} (the form
+     * of this record before the write fingerprint, kept for callers of it).
+     */
+    public JournalEntry(long sequence, Duration elapsed, Instant wallTime, String session, String transport,
+                        Direction direction, MessageKind kind, Object id, String method, String tool,
+                        Object requestId, Integer httpStatus, Map<String, String> httpHeaders,
+                        List<FaultAction> faults, boolean delivered, String paramsFingerprint, String message) {
+        this(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool, requestId,
+                httpStatus, httpHeaders, faults, delivered, paramsFingerprint, null, message);
     }
 
     /** Whether the client sent it. */
     public boolean fromClient() {
         return direction == Direction.CLIENT_TO_SERVER;
+    }
+
+    /** Whether it left the proxy towards the server: the client sent it and the server received it. */
+    public boolean reachedServer() {
+        return fromClient() && delivered;
+    }
+
+    /** Whether it left the proxy towards the client: the server sent it and the client received it. */
+    public boolean reachedClient() {
+        return !fromClient() && delivered;
+    }
+
+    /**
+     * Whether this and {@code other} are requests of the same method and tool that asked the same
+     * thing: the same {@link #writeFingerprint()}, so idempotency keys aside ({@code _meta} too).
+     * False when either has no fingerprint.
+     */
+    public boolean sameArgumentsAs(JournalEntry other) {
+        return other != null && kind == MessageKind.REQUEST && other.kind == MessageKind.REQUEST
+                && writeFingerprint != null && writeFingerprint.equals(other.writeFingerprint)
+                && Objects.equals(method, other.method) && Objects.equals(tool, other.tool);
     }
 
     /** Whether a rule with this fault type or this rule name acted on it. */
@@ -108,7 +148,8 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
     /** This entry with another sequence number; for journals that number what they are given. */
     public JournalEntry withSequence(long newSequence) {
         return new JournalEntry(newSequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
-                requestId, httpStatus, httpHeaders, faults, delivered, paramsFingerprint, message);
+                requestId, httpStatus, httpHeaders, faults, delivered, paramsFingerprint, writeFingerprint,
+                message);
     }
 
     /** This entry with one more fault action. */
@@ -117,13 +158,14 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         all.addAll(faults);
         all.add(Objects.requireNonNull(action, "action"));
         return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
-                requestId, httpStatus, httpHeaders, all, delivered, paramsFingerprint, message);
+                requestId, httpStatus, httpHeaders, all, delivered, paramsFingerprint, writeFingerprint, message);
     }
 
     /** This entry marked delivered. */
     public JournalEntry withDelivered() {
         return delivered ? this : new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind,
-                id, method, tool, requestId, httpStatus, httpHeaders, faults, true, paramsFingerprint, message);
+                id, method, tool, requestId, httpStatus, httpHeaders, faults, true, paramsFingerprint, writeFingerprint,
+                message);
     }
 
     /** This entry with the HTTP status (and headers that matter) a fault answered its exchange with. */
@@ -138,7 +180,8 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
 
     private JournalEntry withHttpOf(Integer status, Map<String, String> headers) {
         return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
-                requestId, status, headers, faults, delivered, paramsFingerprint, message);
+                requestId, status, headers, faults, delivered, paramsFingerprint, writeFingerprint,
+                message);
     }
 
     /**
@@ -166,6 +209,9 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         }
         if (paramsFingerprint != null) {
             sb.append(" params=").append(paramsFingerprint);
+            if (!paramsFingerprint.equals(writeFingerprint)) {
+                sb.append(" write=").append(writeFingerprint); // it carried an idempotency key
+            }
         }
         if (httpStatus != null) {
             sb.append(" HTTP ").append(httpStatus);

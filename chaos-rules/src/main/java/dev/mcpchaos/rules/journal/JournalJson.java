@@ -97,6 +97,10 @@ public final class JournalJson {
             g.writeEndObject();
         }
         optional(g, "params_fingerprint", e.paramsFingerprint());
+        if (e.writeFingerprint() != null && !e.writeFingerprint().equals(e.paramsFingerprint())) {
+            // Only when it differs (the arguments held an idempotency key): absent means the same.
+            g.writeStringField("write_fingerprint", e.writeFingerprint());
+        }
         if (!e.faults().isEmpty()) {
             g.writeArrayFieldStart("faults");
             for (JournalEntry.FaultAction action : e.faults()) {
@@ -159,7 +163,8 @@ public final class JournalJson {
                     MessageKind.valueOf(required(e, "kind").asText().toUpperCase(Locale.ROOT)),
                     readId(e.get("id")), text(e, "method"), text(e, "tool"), readId(e.get("request_id")),
                     e.hasNonNull("http_status") ? e.get("http_status").asInt() : null, headers, faults,
-                    e.path("delivered").asBoolean(false), text(e, "params_fingerprint"), text(e, "message"));
+                    e.path("delivered").asBoolean(false), text(e, "params_fingerprint"), text(e, "write_fingerprint"),
+                    text(e, "message"));
         } catch (DateTimeParseException | IllegalArgumentException ex) {
             throw new IllegalArgumentException("journal entry: " + abbreviate(e.toString()) + " (" + ex.getMessage()
                     + ")", ex);

@@ -33,6 +33,18 @@ public final class MessagePattern implements Predicate<JournalEntry> {
         return new MessagePattern(description + " and " + other.description, e -> test(e) && other.test(e));
     }
 
+    /** Entries this or {@code other} matches. */
+    public MessagePattern or(MessagePattern other) {
+        Objects.requireNonNull(other, "other");
+        return new MessagePattern(description + " or " + other.description, e -> test(e) || other.test(e));
+    }
+
+    /** Entries this pattern does not match. */
+    @Override
+    public MessagePattern negate() {
+        return new MessagePattern("not (" + description + ")", e -> !test(e));
+    }
+
     /** Entries of this pattern in session {@code session}. */
     public MessagePattern inSession(String session) {
         Objects.requireNonNull(session, "session");

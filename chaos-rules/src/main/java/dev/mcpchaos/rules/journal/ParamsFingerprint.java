@@ -14,7 +14,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -25,8 +27,36 @@ import java.util.TreeMap;
  * are one number), strings with only {@code "}, {@code \} and control characters escaped. The
  * {@code _meta} member of {@code params} is left out: MCP clients put a fresh progress token
  * there on every attempt, which is not part of what was asked.
+ *
+ * <p>The <em>write fingerprint</em> ({@link #ofRequest}, {@link #writeOfParams}) is the same hash
+ * with the members of {@code params.arguments} that only carry an idempotency key left out as
+ * well ({@link #isIdempotencyKeyField}): a client that sends a write again under a fresh
+ * {@code request_id} asks the same thing again, and a check of duplicate writes must see that.
+ * When the arguments hold no such member, it is the params fingerprint itself.
  */
 public final class ParamsFingerprint {
+
+    /**
+     * The names of argument members that only carry an idempotency key, as
+     * {@link #isIdempotencyKeyField} compares them: lower case, without {@code -}, {@code _},
+     * {@code .} and spaces. So {@code request_id}, {@code requestId} and {@code Request-ID} are
+     * one name. A tool whose {@code request_id} names another request (a cancel) is the price:
+     * two such calls that differ only there look like one write.
+     */
+    public static final Set<String> IDEMPOTENCY_KEY_FIELDS = Set.of(
+            "idempotencykey", "idempotencytoken", "idempotencyid",
+            "requestid", "clientrequestid", "xrequestid", "xidempotencykey", "clienttoken",
+            "dedupekey", "dedupkey", "dedupeid", "dedupid", "deduplicationkey", "deduplicationid");
+
+    /**
+     * The two fingerprints of a request.
+     *
+     * @param params the fingerprint of its {@code params} ({@code _meta} aside)
+     * @param write the same without the idempotency-key members of {@code params.arguments};
+     *              the very same string as {@code params} when there were none
+     */
+    public record Fingerprints(String params, String write) {
+    }
 
     private static final JsonFactory FACTORY = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
@@ -50,6 +80,85 @@ public final class ParamsFingerprint {
         return params == NONE ? null : digest(params);
     }
 
+    /**
+     * Both fingerprints of {@code message}'s {@code params}, from one pass over it, or null when
+     * it has none or is not well-formed JSON. The buffer's indexes are not changed.
+     */
+    public static Fingerprints ofRequest(ByteBuf message) {
+        return fingerprints(member(message, "params"));
+    }
+
+    /** Both fingerprints of {@code message}'s {@code params} (see {@link #ofRequest(ByteBuf)}). */
+    public static Fingerprints ofRequest(String message) {
+        try (JsonParser parser = FACTORY.createParser(message)) {
+            return fingerprints(member(parser, "params"));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Both fingerprints of params read by {@link #member}; null when absent. */
+    private static Fingerprints fingerprints(Object params) {
+        if (params == NONE) {
+            return null;
+        }
+        String exact = digest(params);
+        Object write = withoutKeys(params);
+        return new Fingerprints(exact, write == params ? exact : digest(write));
+    }
+
+    /**
+     * The write fingerprint of a params value given as JSON text: {@link #ofParams} with the
+     * idempotency-key members of its {@code arguments} left out, to compare a journal entry's
+     * {@link JournalEntry#writeFingerprint()} with a call a test made.
+     *
+     * @throws IllegalArgumentException when {@code paramsJson} is not one JSON value
+     */
+    public static String writeOfParams(String paramsJson) {
+        return digest(withoutKeys(parseParams(paramsJson)));
+    }
+
+    /**
+     * Whether an argument named {@code name} only carries an idempotency key: its name, in lower
+     * case and without {@code -}, {@code _}, {@code .} and spaces, is one of
+     * {@link #IDEMPOTENCY_KEY_FIELDS} ({@code idempotency_key}, {@code Idempotency-Key},
+     * {@code requestId}, {@code client_request_id}, {@code dedupe_key}, ...).
+     */
+    public static boolean isIdempotencyKeyField(String name) {
+        StringBuilder normal = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c != '-' && c != '_' && c != '.' && c != ' ') {
+                normal.append(c);
+            }
+        }
+        return IDEMPOTENCY_KEY_FIELDS.contains(normal.toString().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * {@code params} without the idempotency-key members of its {@code arguments} (the top level
+     * of them only: deeper, a member of that name is data), or {@code params} itself when it had
+     * none, so that the caller can tell.
+     */
+    private static Object withoutKeys(Object params) {
+        if (!(params instanceof Map<?, ?> map) || !(map.get("arguments") instanceof Map<?, ?> arguments)) {
+            return params;
+        }
+        Map<String, Object> kept = new TreeMap<>();
+        for (Map.Entry<?, ?> member : arguments.entrySet()) {
+            if (!isIdempotencyKeyField((String) member.getKey())) {
+                kept.put((String) member.getKey(), member.getValue());
+            }
+        }
+        if (kept.size() == arguments.size()) {
+            return params;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> copy = new TreeMap<>((Map<String, Object>) map);
+        copy.put("arguments", kept);
+        return copy;
+    }
+
     /** The fingerprint of {@code message}'s {@code params} (see {@link #of(ByteBuf)}). */
     public static String of(String message) {
         try (JsonParser parser = FACTORY.createParser(message)) {
@@ -67,6 +176,11 @@ public final class ParamsFingerprint {
      * @throws IllegalArgumentException when {@code paramsJson} is not one JSON value
      */
     public static String ofParams(String paramsJson) {
+        return digest(parseParams(paramsJson));
+    }
+
+    /** A params value given as JSON text, read as {@link #read} reads it. */
+    private static Object parseParams(String paramsJson) {
         try (JsonParser parser = FACTORY.createParser(paramsJson)) {
             if (parser.nextToken() == null) {
                 throw new IllegalArgumentException("params: '' (expected: a JSON value)");
@@ -75,7 +189,7 @@ public final class ParamsFingerprint {
             if (parser.nextToken() != null) {
                 throw new IllegalArgumentException("params: " + paramsJson + " (expected: one JSON value)");
             }
-            return digest(value);
+            return value;
         } catch (IOException e) {
             throw new IllegalArgumentException("params: " + paramsJson + " (expected: JSON; " + e.getMessage()
                     + ')', e);

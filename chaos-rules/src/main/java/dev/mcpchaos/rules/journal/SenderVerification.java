@@ -4,6 +4,7 @@ import dev.mcpchaos.core.frame.Direction;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntFunction;
 
 /** Assertions on what one side (the client or the server) sent through the proxy. */
 public class SenderVerification {
@@ -35,14 +36,26 @@ public class SenderVerification {
     public static final class Count {
         private final JournalSnapshot snapshot;
         private final String expectation;
-        private final String subject;
+        /** What happened, in words, for a count: {@code the client sent it 3 times}. */
+        private final IntFunction<String> actual;
         private final List<JournalEntry> matched;
+        private final String heading;
+        /** What a failure lists under {@link #heading}: the matches, or those with their context. */
+        private final List<JournalEntry> listed;
 
         Count(JournalSnapshot snapshot, String expectation, String subject, List<JournalEntry> matched) {
+            this(snapshot, expectation, n -> subject + " " + (n == 0 ? "never" : times(n, "")), matched,
+                    "Matching entries", matched);
+        }
+
+        Count(JournalSnapshot snapshot, String expectation, IntFunction<String> actual, List<JournalEntry> matched,
+              String heading, List<JournalEntry> listed) {
             this.snapshot = snapshot;
             this.expectation = expectation;
-            this.subject = subject;
-            this.matched = matched;
+            this.actual = actual;
+            this.matched = List.copyOf(matched);
+            this.heading = heading;
+            this.listed = List.copyOf(listed);
         }
 
         /** Exactly {@code n} times. */
@@ -80,14 +93,13 @@ public class SenderVerification {
 
         private List<JournalEntry> check(boolean ok, String howOften) {
             if (!ok) {
-                throw JournalVerification.failure(snapshot, expectation + " " + howOften,
-                        subject + " " + (matched.isEmpty() ? "never" : times(matched.size(), "")), "Matching entries",
-                        matched);
+                throw JournalVerification.failure(snapshot, expectation + " " + howOften, actual.apply(matched.size()),
+                        heading, listed);
             }
             return matched;
         }
 
-        private static String times(int n, String suffix) {
+        static String times(int n, String suffix) {
             return (n == 1 ? "once" : n + " times") + suffix;
         }
 

@@ -36,8 +36,9 @@ final class Entries {
     long request(String session, long id, String method, String tool, String params) {
         String message = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params
                 + "}";
+        ParamsFingerprint.Fingerprints fingerprints = ParamsFingerprint.ofRequest(message);
         return add(session, Direction.CLIENT_TO_SERVER, MessageKind.REQUEST, id, method, tool, null,
-                ParamsFingerprint.of(message));
+                fingerprints.params(), fingerprints.write());
     }
 
     long toolCall(String session, long id, String tool, String arguments) {
@@ -55,9 +56,14 @@ final class Entries {
 
     long add(String session, Direction direction, MessageKind kind, Object id, String method, String tool,
              Object requestId, String fingerprint) {
-        long seq = ring.add(new JournalEntry(0, Duration.ofMillis(nowMillis), START.plusMillis(nowMillis), session,
-                "http", direction, kind, id, method, tool, requestId, null, null, List.of(), false, fingerprint, null));
-        return seq;
+        return add(session, direction, kind, id, method, tool, requestId, fingerprint, null);
+    }
+
+    long add(String session, Direction direction, MessageKind kind, Object id, String method, String tool,
+             Object requestId, String fingerprint, String writeFingerprint) {
+        return ring.add(new JournalEntry(0, Duration.ofMillis(nowMillis), START.plusMillis(nowMillis), session,
+                "http", direction, kind, id, method, tool, requestId, null, null, List.of(), false, fingerprint,
+                writeFingerprint, null));
     }
 
     /** Marks it delivered, as the recorder does when it leaves. */

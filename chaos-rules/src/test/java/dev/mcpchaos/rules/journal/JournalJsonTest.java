@@ -48,6 +48,31 @@ class JournalJsonTest {
     }
 
     @Test
+    void theWriteFingerprintIsWrittenOnlyWhenAKeyMadeItDiffer() {
+        Entries entries = new Entries(10);
+        entries.passed(entries.toolCall("abc", 1, "write", "{\"row\":7}"));
+        entries.passed(entries.toolCall("abc", 2, "write", "{\"row\":7,\"request_id\":\"k2\"}"));
+        JournalSnapshot snapshot = entries.ring().snapshot();
+        JournalEntry plain = snapshot.entries().get(0);
+        JournalEntry keyed = snapshot.entries().get(1);
+        assertThat(keyed.writeFingerprint()).isEqualTo(plain.paramsFingerprint())
+                .isNotEqualTo(keyed.paramsFingerprint());
+
+        String json = JournalJson.write(snapshot);
+        assertThat(JournalJson.write(plain)).doesNotContain("write_fingerprint");
+        assertThat(JournalJson.write(keyed)).contains("\"params_fingerprint\":\"" + keyed.paramsFingerprint()
+                + "\",\"write_fingerprint\":\"" + keyed.writeFingerprint() + "\",");
+        JournalSnapshot back = JournalJson.read(json);
+        assertThat(back).isEqualTo(snapshot);
+        assertThat(back.entries().get(0).writeFingerprint()).as("absent: the params fingerprint")
+                .isEqualTo(plain.paramsFingerprint());
+        assertThat(back.entries().get(1).sameArgumentsAs(back.entries().get(0))).isTrue();
+        assertThat(keyed.toString()).contains(" params=" + keyed.paramsFingerprint() + " write="
+                + keyed.writeFingerprint() + " delivered");
+        assertThat(plain.toString()).doesNotContain("write=");
+    }
+
+    @Test
     void refusesWhatIsNotAJournal() {
         assertThatThrownBy(() -> JournalJson.read("[]")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("journal: [] (expected: an object with capacity, evicted, next and an entries array)");

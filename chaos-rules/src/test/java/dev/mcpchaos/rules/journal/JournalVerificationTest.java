@@ -92,6 +92,27 @@ class JournalVerificationTest {
     }
 
     @Test
+    void aRetryUnderAFreshIdempotencyKeyHasTheSameArguments() {
+        journal.passed(journal.toolCall("s1", 1, "write", "{\"row\":7,\"idempotency_key\":\"k-1\"}"));
+        journal.fault(journal.response("s1", 1, "tools/call", "write"), "lose-answer", "drop", "dropped");
+        journal.passed(journal.toolCall("s1", 2, "write", "{\"row\":7,\"idempotency_key\":\"k-2\"}"));
+
+        ClientVerification.Retry retry = verify().client().retriedAfter(dropped(toolCall("write")))
+                .withSameArguments();
+        assertThat(retry.retry().paramsFingerprint()).as("the exact params differ: the key")
+                .isNotEqualTo(retry.original().paramsFingerprint());
+
+        Entries otherRow = new Entries(); // twin: other real arguments under the new key
+        otherRow.passed(otherRow.toolCall("s1", 1, "write", "{\"row\":7,\"idempotency_key\":\"k-1\"}"));
+        otherRow.fault(otherRow.response("s1", 1, "tools/call", "write"), "lose-answer", "drop", "dropped");
+        otherRow.passed(otherRow.toolCall("s1", 2, "write", "{\"row\":8,\"idempotency_key\":\"k-2\"}"));
+        assertThatThrownBy(() -> otherRow.ring().verify().client().retriedAfter(dropped(toolCall("write")))
+                .withSameArguments())
+                .hasMessageStartingWith("Expected the retry #3 to have the same arguments as the first request,\n"
+                        + "but the params differ, idempotency keys aside (");
+    }
+
+    @Test
     void retriedAfterADroppedRequest() {
         long lost = journal.toolCall("s1", 1, "search", "{\"q\":\"a\"}");
         journal.fault(lost, "lose", "drop", "dropped");
@@ -100,7 +121,7 @@ class JournalVerificationTest {
         verify().client().retriedAfter(dropped(toolCall("search")));
         assertThatThrownBy(() -> verify().client().retriedAfter(dropped(toolCall("search"))).withSameArguments())
                 .hasMessageStartingWith("Expected the retry #2 to have the same arguments as the first request,\n"
-                        + "but the params differ (")
+                        + "but the params differ, idempotency keys aside (")
                 .hasMessageContaining("The first request, the lost message and the retry (2):\n  #1 ")
                 .hasMessageContaining("drop(rule 'lose'): dropped; not delivered");
     }

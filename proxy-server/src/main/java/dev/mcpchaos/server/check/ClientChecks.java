@@ -44,24 +44,31 @@ final class ClientChecks {
     }
 
     /**
-     * A tools/call sent again with the same tool and params while an earlier one, which reached
-     * the server, had no answer delivered to the client: if the tool writes, it may run twice.
-     * A call the proxy dropped before the server saw it can be sent again safely; a call whose
-     * answer the client got is a new request, not a retry.
+     * A tools/call sent again with the same tool and arguments while an earlier one, which reached
+     * the server, had no answer delivered to the client: if the tool writes, it may run twice
+     * (docs/journal.md calls it a duplicate write). Arguments compare by the journal's write
+     * fingerprint, which leaves out idempotency-key arguments: a resend under a fresh
+     * {@code request_id} is the worst kind, since the server cannot tell it is one. A call the
+     * proxy dropped before the server saw it can be sent again safely; a call whose answer the
+     * client got is a new request, not a retry.
      */
     private static void duplicateCalls(List<JournalEntry> entries, List<Violation> found) {
-        Map<String, JournalEntry> unanswered = new LinkedHashMap<>(); // by tool and params
+        Map<String, JournalEntry> unanswered = new LinkedHashMap<>(); // by tool and arguments
         Map<String, String> keyOfRequest = new HashMap<>(); // session and id -> the key in unanswered
         for (JournalEntry e : entries) {
             if (e.fromClient() && e.kind() == MessageKind.REQUEST && "tools/call".equals(e.method())
-                    && e.paramsFingerprint() != null) {
-                String key = e.tool() + '\u0000' + e.paramsFingerprint();
+                    && e.writeFingerprint() != null) {
+                String key = e.tool() + '\u0000' + e.writeFingerprint();
                 JournalEntry first = unanswered.get(key);
                 if (first != null) {
+                    boolean newKey = !Objects.equals(first.paramsFingerprint(), e.paramsFingerprint());
                     found.add(violation(Check.DUPLICATE_CALL, "tools/call of '" + e.tool() + "' sent again with the "
-                            + "same arguments " + since(first, e) + " after #" + first.sequence() + ", which reached "
-                            + "the server and had no answer delivered" + lostBy(first) + " (if the tool writes, it "
-                            + "may have run twice; an idempotency key or a check before retrying avoids that)", e));
+                            + "same arguments " + (newKey ? "under a new idempotency key " : "") + since(first, e)
+                            + " after #" + first.sequence() + ", which reached the server and had no answer delivered"
+                            + lostBy(first) + (newKey ? " (if the tool writes, it may have run twice, and the new key "
+                            + "keeps the server from telling; after a lost answer, read back or report the outcome "
+                            + "unknown)" : " (if the tool writes, it may have run twice; an idempotency key or a check "
+                            + "before retrying avoids that)"), e));
                 }
                 if (e.delivered() && e.id() != null) {
                     unanswered.put(key, e);

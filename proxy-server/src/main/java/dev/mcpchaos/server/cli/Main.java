@@ -35,6 +35,7 @@ public final class Main implements Runnable {
         commands.put("demo-server", DemoServerCommand::new);
         commands.put("validate", ValidateCommand::new);
         commands.put("rules", RulesCommand::new);
+        commands.put("journal", JournalCommand::new);
         commands.put("replay", ReplayCommand::new);
         commands.put("import", ImportCommand::new);
         commands.put("check", CheckCommand::new);

@@ -209,11 +209,15 @@ public final class JournalRecorder {
         String method = frame.method();
         Object requestId = kind == MessageKind.NOTIFICATION && "notifications/cancelled".equals(method)
                 ? ParamsFingerprint.requestId(frame.content()) : null;
-        String fingerprint = kind == MessageKind.REQUEST ? ParamsFingerprint.of(frame.content()) : null;
+        // Both fingerprints from one pass: the write one sees through idempotency-key arguments.
+        ParamsFingerprint.Fingerprints fingerprints = kind == MessageKind.REQUEST
+                ? ParamsFingerprint.ofRequest(frame.content()) : null;
         String message = keepContent ? frame.content().toString(StandardCharsets.UTF_8) : null;
         return new JournalEntry(0, Duration.ofNanos(System.nanoTime() - startNanos), clock.instant(),
                 ctx.session().id(), ctx.transport().name().toLowerCase(Locale.ROOT), frame.direction(), kind, id,
-                method, frame.toolName(), requestId, null, null, List.of(), false, fingerprint, message);
+                method, frame.toolName(), requestId, null, null, List.of(), false,
+                fingerprints == null ? null : fingerprints.params(), fingerprints == null ? null : fingerprints.write(),
+                message);
     }
 
     /** Where a frame is going: its session, route (the HTTP exchange, by identity) and number. */

@@ -86,6 +86,52 @@ class ClientChecksLiveTest {
         assertThat(twice.messages()).as("initialize, initialized, two calls, three answers").isEqualTo(7);
     }
 
+    /** A call of add under this idempotency key. */
+    private static String keyedAdd(int id, String key) {
+        return S + "\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":"
+                + "{\"a\":1,\"b\":2,\"request_id\":\"" + key + "\"}}}";
+    }
+
+    @Test
+    void aClientThatResendsALostWriteUnderAFreshIdempotencyKeyIsWarnedAndASafeRetryIsNot() throws Exception {
+        String dropFirstAnswer = """
+                rules:
+                  - name: lose-answer
+                    match: {kind: response, method: tools/call, tool: add}
+                    times: 1
+                    fault: {type: drop}
+                """;
+        Referee.Report resent = run(dropFirstAnswer, mcp -> {
+            String session = initialize(mcp);
+            assertThatThrownBy(() -> post(mcp, session, keyedAdd(2, "key-1"), Duration.ofMillis(1500)))
+                    .isInstanceOf(HttpTimeoutException.class); // the server ran it; its answer was dropped
+            assertThat(post(mcp, session, keyedAdd(3, "key-2"), Duration.ofSeconds(20)).body())
+                    .contains("\"id\":3", "\"result\"");
+        });
+        assertThat(resent.firedIds()).containsExactly("client.duplicate-call");
+        assertThat(resent.violations().get(Check.DUPLICATE_CALL).get(0).detail())
+                .contains("tools/call of 'add' sent again with the same arguments under a new idempotency key");
+
+        // Twin: the first copy was dropped before the server: sending it again, under any key, is safe.
+        String dropFirstRequest = """
+                rules:
+                  - name: lose-request
+                    match: {kind: request, method: tools/call, tool: add}
+                    times: 1
+                    fault: {type: drop}
+                """;
+        Referee.Report safe = run(dropFirstRequest, mcp -> {
+            String session = initialize(mcp);
+            assertThatThrownBy(() -> post(mcp, session, keyedAdd(2, "key-1"), Duration.ofMillis(1500)))
+                    .isInstanceOf(HttpTimeoutException.class);
+            assertThat(post(mcp, session, keyedAdd(3, "key-2"), Duration.ofSeconds(20)).body())
+                    .contains("\"id\":3", "\"result\"");
+        });
+        // The dropped request itself is another check's business (jsonrpc.unanswered-request), not a duplicate.
+        assertThat(safe.firedIds()).doesNotContain("client.duplicate-call");
+        assertThat(safe.count(Check.DUPLICATE_CALL)).isZero();
+    }
+
     @Test
     void aClientThatGoesOnWithAnExpiredSessionIsAnErrorAndOneThatReinitializesIsClean() throws Exception {
         String expire = """

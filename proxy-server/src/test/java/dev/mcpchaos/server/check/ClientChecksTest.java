@@ -4,6 +4,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalRing;
+import dev.mcpchaos.rules.journal.ParamsFingerprint;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -25,6 +26,16 @@ class ClientChecksTest {
         long call(long ms, String session, long id, String tool, String fingerprint, boolean delivered) {
             return add(ms, session, Direction.CLIENT_TO_SERVER, MessageKind.REQUEST, id, "tools/call", tool,
                     fingerprint, delivered);
+        }
+
+        /** A tools/call with these arguments (JSON), fingerprinted as the recorder does it. */
+        long write(long ms, String session, long id, String tool, String arguments, boolean delivered) {
+            ParamsFingerprint.Fingerprints fingerprints = ParamsFingerprint.ofRequest("{\"jsonrpc\":\"2.0\",\"id\":"
+                    + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":"
+                    + arguments + "}}");
+            return ring.add(new JournalEntry(0, Duration.ofMillis(ms), START.plusMillis(ms), session, "http",
+                    Direction.CLIENT_TO_SERVER, MessageKind.REQUEST, id, "tools/call", tool, null, null, null,
+                    List.of(), delivered, fingerprints.params(), fingerprints.write(), null));
         }
 
         long request(long ms, String session, long id, String method) {
@@ -81,6 +92,30 @@ class ClientChecksTest {
         otherArguments.call(0, "s1", 2, "write_row", "aaaa", true);
         otherArguments.call(4_000, "s1", 3, "write_row", "bbbb", true);
         assertThat(otherArguments.judge()).isEmpty();
+    }
+
+    @Test
+    void aResendUnderAFreshIdempotencyKeyIsStillTheSameWriteAndSaysSo() {
+        Journal freshKey = new Journal();
+        freshKey.write(0, "s1", 2, "write_row", "{\"row\":7,\"request_id\":\"r-1\"}", true);
+        freshKey.answer(100, "s1", 2, false); // a fault dropped it
+        long resend = freshKey.write(4_000, "s1", 3, "write_row", "{\"request_id\":\"r-2\",\"row\":7}", true);
+        List<Violation> found = freshKey.judge();
+        assertThat(found).extracting(Violation::check).containsExactly(Check.DUPLICATE_CALL);
+        assertThat(found.get(0).index()).isEqualTo(resend);
+        assertThat(found.get(0).detail()).contains("tools/call of 'write_row' sent again with the same arguments "
+                + "under a new idempotency key 4.000s after #1, which reached the server and had no answer delivered");
+
+        Journal otherRow = new Journal(); // twin: a new key and other real arguments: another write
+        otherRow.write(0, "s1", 2, "write_row", "{\"row\":7,\"request_id\":\"r-1\"}", true);
+        otherRow.answer(100, "s1", 2, false);
+        otherRow.write(4_000, "s1", 3, "write_row", "{\"row\":8,\"request_id\":\"r-2\"}", true);
+        assertThat(otherRow.judge()).isEmpty();
+
+        Journal safe = new Journal(); // twin: the first copy never reached the server: a safe retry, new key or not
+        safe.write(0, "s1", 2, "write_row", "{\"row\":7,\"Idempotency-Key\":\"k-1\"}", false);
+        safe.write(4_000, "s1", 3, "write_row", "{\"row\":7,\"Idempotency-Key\":\"k-2\"}", true);
+        assertThat(safe.judge()).isEmpty();
     }
 
     @Test
