@@ -200,7 +200,7 @@ class RefereeUnderFaultsHttpTest {
             assertThat(lastEventId).as("the progress events carry ids").isNotNull();
             // Resume: the server replays what came after the last event the client saw, the answer.
             HttpRequest get = HttpRequest.newBuilder(mcp).timeout(Duration.ofSeconds(20)).GET()
-                    .header("Accept", "text/event-stream").header("Mcp-Session-Id", session)
+                    .header("Accept", "text/event-stream").header("Mcp-Session-Id", h.get("Mcp-Session-Id"))
                     .header("MCP-Protocol-Version", "2025-06-18").header("Last-Event-ID", lastEventId).build();
             HttpResponse<Stream<String>> resumed = http.send(get, HttpResponse.BodyHandlers.ofLines());
             assertThat(resumed.statusCode()).isEqualTo(200);
