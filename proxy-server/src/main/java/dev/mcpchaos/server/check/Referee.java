@@ -501,9 +501,10 @@ public final class Referee {
     private SessionState session(Message m) {
         SessionState s = sessions.get(m.sessionKey());
         if (s == null) {
-            // Another key for a session the referee knows by name (an HTTP session the proxy answers
-            // on its own once a fault expired it): the same MCP session, the same state.
-            for (SessionState known : sessions.values()) {
+            // Live, another key for a session the referee knows by name (an HTTP session the proxy
+            // answers on its own once a fault expired it): the same MCP session, the same state.
+            // Offline a key is all there is: two cassettes may both hold a session named stdio.
+            for (SessionState known : tracksDelivery ? sessions.values() : List.<SessionState>of()) {
                 if (m.session().equals(known.name)) {
                     s = known;
                 }
