@@ -67,10 +67,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + "times F (scaled:0.5 halves them, scaled:2 doubles them; F > 0).")
     String timing;
 
-    @Option(names = "--match", paramLabel = "default|sequential|strict", defaultValue = "default",
-            description = "How a request finds its recording: by method and params without _meta (default); the "
-                    + "recorded requests in recorded order, any other getting error -32601 naming the one expected "
-                    + "next (sequential); or the whole message but its id, _meta included (strict).")
+    @Option(names = "--match", paramLabel = "default|method|sequential|strict", defaultValue = "default",
+            description = "How a request finds its recording: by method and params without _meta (default); by "
+                    + "method alone, each method's recordings in recorded order whatever the params (method; "
+                    + "tools/call and prompts/get by their name too); the recorded requests in recorded order, any "
+                    + "other getting error -32601 naming the one expected next (sequential); or the whole message "
+                    + "but its id, _meta included (strict).")
     String match;
 
     @Option(names = "--match-ignore", paramLabel = "PATH",
@@ -266,7 +268,7 @@ final class ReplayCommand implements Callable<Integer> {
         try {
             parsed = MatchMode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new OptionValueException("--match: '" + mode + "' (expected: default, sequential or strict)");
+            throw new OptionValueException("--match: '" + mode + "' (expected: default, method, sequential or strict)");
         }
         try {
             return Matching.of(parsed, ignore);
