@@ -17,7 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code mcp-chaos import TRANSCRIPT}: a direction-and-line transcript of a stdio session made a cassette. */
@@ -94,12 +96,40 @@ final class ImportCommand implements Callable<Integer> {
                     + (result.messages() == 1 ? "" : "s") + (result.unparsed() > 0 ? " (" + result.unparsed()
                     + " not JSON, kept as raw text)" : "") + ", " + result.secrets() + " secret"
                     + (result.secrets() == 1 ? "" : "s") + " redacted" + (out != null ? " -> " + out : ""));
+            String noParams = noParamsWarning(transcript.toString(), imported.requestsWithoutParams());
+            if (noParams != null) {
+                spec.commandLine().getErr().println(noParams);
+            }
             return 0;
         } catch (CassetteException e) {
             return refuse(e.getMessage());
         } catch (IOException e) {
             return refuse((out != null ? out : transcript) + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The line that says a cassette's requests carry no params, which the default match serves only
+     * to requests without params too, and names the mode that serves them whatever the params;
+     * null when every request has params (or takes none by nature, see
+     * {@link ReplayFile#requestsWithoutParams}).
+     *
+     * @param name    the file, as the line names it
+     * @param methods the methods of those requests, one per request
+     */
+    static String noParamsWarning(String name, List<String> methods) {
+        if (methods.isEmpty()) {
+            return null;
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        methods.forEach(method -> counts.merge(method, 1, Integer::sum));
+        List<String> named = new ArrayList<>();
+        counts.forEach((method, n) -> named.add(n == 1 ? method : method + " x" + n));
+        boolean one = methods.size() == 1;
+        return "mcp-chaos: " + name + ": " + methods.size() + " recorded request" + (one ? " carries" : "s carry")
+                + " no params (" + String.join(", ", named) + "): the default --match serves "
+                + (one ? "it" : "them") + " only to requests without params; replay --match method serves each "
+                + "method's recordings in order whatever the params";
     }
 
     private int refuse(String message) {

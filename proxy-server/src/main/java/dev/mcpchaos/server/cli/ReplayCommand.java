@@ -263,6 +263,10 @@ final class ReplayCommand implements Callable<Integer> {
             err.println("mcp-chaos: replay: " + file + " is a transcript (direction/raw lines), imported on the fly ("
                     + messages + " message" + (messages == 1 ? "" : "s") + ", " + secrets + " secret"
                     + (secrets == 1 ? "" : "s") + " redacted); mcp-chaos import writes it as a cassette");
+            String noParams = ImportCommand.noParamsWarning(file.toString(), read.requestsWithoutParams());
+            if (noParams != null && matching.mode() != MatchMode.METHOD) {
+                err.println(noParams);
+            }
         }
         return read.cassette();
     }

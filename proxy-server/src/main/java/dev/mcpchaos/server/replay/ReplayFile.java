@@ -3,7 +3,9 @@ package dev.mcpchaos.server.replay;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteEntry;
 import dev.mcpchaos.server.record.CassetteException;
 import dev.mcpchaos.server.record.Recording;
 import dev.mcpchaos.server.record.TranscriptImport;
@@ -18,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -38,6 +42,8 @@ public final class ReplayFile {
 
     /** The line types of a cassette, which a transcript line never has. */
     private static final Set<String> CASSETTE_LINE_TYPES = Set.of("header", "message", "gap");
+    /** Requests that take no params by nature: one recorded without them says nothing. */
+    private static final Set<String> PARAMLESS = Set.of("initialize", "ping");
     private static final ObjectMapper JSON = new ObjectMapper();
     /** What an error about a file that is not a cassette adds: the shapes of a transcript, which import reads too. */
     private static final String TRANSCRIPT_SHAPES = "{\"direction\":\"c2s\",\"raw\":\"{...}\"} lines (or dir, line, "
@@ -138,6 +144,40 @@ public final class ReplayFile {
     /** The cassette the import wrote, as text (UTF-8 NDJSON); null for a cassette file. */
     public byte[] importedText() {
         return importedText == null ? null : importedText.clone();
+    }
+
+    /** {@link #requestsWithoutParams(Cassette)} of this file's cassette. */
+    public List<String> requestsWithoutParams() {
+        return requestsWithoutParams(cassette);
+    }
+
+    /**
+     * The methods of the recorded client requests that carry no params (none, null, or an object
+     * with nothing but {@code _meta}), one per request, in recorded order; left aside are those
+     * that take none by nature ({@code ping}, the {@code .../list} requests) and {@code initialize},
+     * matched by its method alone anyway. Such a recording is served by the default match only to
+     * requests without params too; {@link MatchMode#METHOD} serves it whatever the params.
+     */
+    public static List<String> requestsWithoutParams(Cassette cassette) {
+        List<String> methods = new ArrayList<>();
+        for (CassetteEntry entry : cassette.entries()) {
+            JsonNode message = entry.message();
+            if (entry.direction() != Direction.CLIENT_TO_SERVER || message == null || !message.has("id")
+                    || !message.path("method").isTextual()) {
+                continue;
+            }
+            String method = message.get("method").asText();
+            if (PARAMLESS.contains(method) || method.endsWith("/list")) {
+                continue;
+            }
+            JsonNode params = message.get("params");
+            boolean none = params == null || params.isNull()
+                    || params.isObject() && (params.isEmpty() || params.size() == 1 && params.has("_meta"));
+            if (none) {
+                methods.add(method);
+            }
+        }
+        return methods;
     }
 
     /** The first line that says what a file is, and its cassette line type when it has one of them. */

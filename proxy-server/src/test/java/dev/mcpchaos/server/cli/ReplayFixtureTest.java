@@ -152,7 +152,8 @@ class ReplayFixtureTest {
                 .endsWith("; match: method)");
         assertThat(run.code()).as("the unrecorded tool counts as unmatched").isEqualTo(1);
         assertThat(run.err()).contains("mcp-chaos: replay: " + transcript + " is a transcript (direction/raw lines), "
-                + "imported on the fly (13 messages, 1 secret redacted); mcp-chaos import writes it as a cassette");
+                + "imported on the fly (13 messages, 1 secret redacted); mcp-chaos import writes it as a cassette")
+                .as("--match method serves paramless recordings: nothing to warn about").doesNotContain("no params");
     }
 
     @Test
@@ -177,7 +178,11 @@ class ReplayFixtureTest {
                 .isEqualTo("Authorization: Bearer <redacted:1>");
         assertThat(direct.textOf(3)).as("the default match: params count")
                 .startsWith("-32601 no recording for tools/call");
-        assertThat(direct.err()).contains("imported on the fly").doesNotContain(TOKEN);
+        assertThat(direct.err()).contains("imported on the fly").doesNotContain(TOKEN)
+                .as("the default match and a paramless recording: said, with the mode that serves it")
+                .contains("mcp-chaos: " + transcript + ": 1 recorded request carries no params (resources/read): the "
+                        + "default --match serves it only to requests without params; replay --match method serves "
+                        + "each method's recordings in order whatever the params");
         assertThat(imported.err()).as("a cassette is read as it is").doesNotContain("imported on the fly");
     }
 
