@@ -3,23 +3,23 @@ package dev.mcpchaos.server.cli;
 import dev.mcpchaos.server.record.CassetteException;
 import dev.mcpchaos.server.record.Recording;
 import dev.mcpchaos.server.record.TranscriptImport;
+import dev.mcpchaos.server.replay.ReplayFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code mcp-chaos import TRANSCRIPT}: a direction-and-line transcript of a stdio session made a cassette. */
@@ -29,7 +29,8 @@ import java.util.concurrent.Callable;
                 + "message a line and the way it went: JSON lines such as {\"direction\":\"c2s\",\"line\":\"{...}\"} "
                 + "(or dir, raw, message; an optional t in ms), or lines starting with > (client to server) and < "
                 + "(server to client). Secrets are redacted as a recording redacts them. Exit code 2 for a "
-                + "transcript that cannot be read, naming its line."},
+                + "transcript that cannot be read, naming its line. mcp-chaos replay reads such a transcript "
+                + "directly too, imported the same way."},
         footer = {"", "Examples:", "  mcp-chaos import fixtures/seed-000.jsonl -o cassettes/seed-000.ndjson",
             "  mcp-chaos import session.log --redact-env API_TOKEN > cassettes/session.ndjson"})
 final class ImportCommand implements Callable<Integer> {
@@ -72,28 +73,33 @@ final class ImportCommand implements Callable<Integer> {
             return refuse(transcript + ": " + (Files.exists(transcript) ? "cannot be read" : "no such file"));
         }
         try {
-            TranscriptImport.Result result;
+            // The import mcp-chaos replay makes of a transcript it is given: the same code, so the same cassette.
+            ReplayFile imported = ReplayFile.importTranscript(transcript, redaction);
+            byte[] cassette = imported.importedText();
             if (out == null) {
-                ByteArrayOutputStream cassette = new ByteArrayOutputStream();
-                result = convert(cassette, redaction);
-                spec.commandLine().getOut().print(cassette.toString(StandardCharsets.UTF_8));
+                spec.commandLine().getOut().print(new String(cassette, StandardCharsets.UTF_8));
                 spec.commandLine().getOut().flush();
             } else {
                 Path absolute = out.toAbsolutePath();
                 Path tmp = Files.createTempFile(absolute.getParent(), ".import", ".tmp");
                 try {
                     try (OutputStream file = Files.newOutputStream(tmp)) {
-                        result = convert(file, redaction);
+                        file.write(cassette);
                     }
                     Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 } finally {
                     Files.deleteIfExists(tmp);
                 }
             }
+            TranscriptImport.Result result = imported.importResult();
             spec.commandLine().getErr().println("mcp-chaos: " + transcript + ": " + result.messages() + " message"
                     + (result.messages() == 1 ? "" : "s") + (result.unparsed() > 0 ? " (" + result.unparsed()
                     + " not JSON, kept as raw text)" : "") + ", " + result.secrets() + " secret"
                     + (result.secrets() == 1 ? "" : "s") + " redacted" + (out != null ? " -> " + out : ""));
+            String noParams = noParamsWarning(transcript.toString(), imported.requestsWithoutParams());
+            if (noParams != null) {
+                spec.commandLine().getErr().println(noParams);
+            }
             return 0;
         } catch (CassetteException e) {
             return refuse(e.getMessage());
@@ -102,10 +108,28 @@ final class ImportCommand implements Callable<Integer> {
         }
     }
 
-    private TranscriptImport.Result convert(OutputStream cassette, Recording redaction) throws IOException {
-        try (Reader in = Files.newBufferedReader(transcript, StandardCharsets.UTF_8)) {
-            return TranscriptImport.convert(in, transcript.toString(), cassette, redaction, Instant.now());
+    /**
+     * The line that says a cassette's requests carry no params, which the default match serves only
+     * to requests without params too, and names the mode that serves them whatever the params;
+     * null when every request has params (or takes none by nature, see
+     * {@link ReplayFile#requestsWithoutParams}).
+     *
+     * @param name    the file, as the line names it
+     * @param methods the methods of those requests, one per request
+     */
+    static String noParamsWarning(String name, List<String> methods) {
+        if (methods.isEmpty()) {
+            return null;
         }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        methods.forEach(method -> counts.merge(method, 1, Integer::sum));
+        List<String> named = new ArrayList<>();
+        counts.forEach((method, n) -> named.add(n == 1 ? method : method + " x" + n));
+        boolean one = methods.size() == 1;
+        return "mcp-chaos: " + name + ": " + methods.size() + " recorded request" + (one ? " carries" : "s carry")
+                + " no params (" + String.join(", ", named) + "): the default --match serves "
+                + (one ? "it" : "them") + " only to requests without params; replay --match method serves each "
+                + "method's recordings in order whatever the params";
     }
 
     private int refuse(String message) {

@@ -10,6 +10,7 @@ import dev.mcpchaos.server.replay.HttpReplay;
 import dev.mcpchaos.server.replay.MatchMode;
 import dev.mcpchaos.server.replay.Matching;
 import dev.mcpchaos.server.replay.OnExhausted;
+import dev.mcpchaos.server.replay.ReplayFile;
 import dev.mcpchaos.server.replay.StdioReplay;
 import dev.mcpchaos.server.replay.Timing;
 import picocli.CommandLine;
@@ -40,8 +41,9 @@ import java.util.concurrent.Callable;
                 + "drop-in for a server command in an MCP client's config. Each request gets what was recorded for "
                 + "the same method and params (_meta, the id and progress tokens aside); repeats in recorded order, "
                 + "then the last again (or an error, --on-exhausted error); a request with no recording gets error "
-                + "-32601 naming the closest recorded one. --match sequential|strict matches otherwise; --timing "
-                + "recorded sends answers at their recorded delays.",
+                + "-32601 naming the closest recorded one. --match method|sequential|strict matches otherwise; "
+                + "--timing recorded sends answers at their recorded delays. A transcript of direction-and-raw "
+                + "lines (what mcp-chaos import reads) is imported on the fly.",
             "The replayed server sits behind the same proxy as a real one: --rules and --seed apply faults to its "
                 + "traffic, and the journal, metrics and control API work as for mcp-chaos stdio."},
         footer = {"", "Examples:", "  mcp-chaos replay cassettes/everything.ndjson",
@@ -49,7 +51,8 @@ import java.util.concurrent.Callable;
             "  mcp-chaos replay cassettes/everything.ndjson --timing scaled:0.5 --match sequential"})
 final class ReplayCommand implements Callable<Integer> {
 
-    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Cassettes to play, in this order.")
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Cassettes to play, in this order; a transcript "
+            + "({\"direction\":\"c2s\",\"raw\":\"...\"} or > / < lines) is imported on the fly as mcp-chaos import does.")
     List<Path> files;
 
     @Option(names = "--fail-on-unmatched",
@@ -67,10 +70,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + "times F (scaled:0.5 halves them, scaled:2 doubles them; F > 0).")
     String timing;
 
-    @Option(names = "--match", paramLabel = "default|sequential|strict", defaultValue = "default",
-            description = "How a request finds its recording: by method and params without _meta (default); the "
-                    + "recorded requests in recorded order, any other getting error -32601 naming the one expected "
-                    + "next (sequential); or the whole message but its id, _meta included (strict).")
+    @Option(names = "--match", paramLabel = "default|method|sequential|strict", defaultValue = "default",
+            description = "How a request finds its recording: by method and params without _meta (default); by "
+                    + "method alone, each method's recordings in recorded order whatever the params (method; "
+                    + "tools/call and prompts/get by their name too); the recorded requests in recorded order, any "
+                    + "other getting error -32601 naming the one expected next (sequential); or the whole message "
+                    + "but its id, _meta included (strict).")
     String match;
 
     @Option(names = "--match-ignore", paramLabel = "PATH",
@@ -112,6 +117,9 @@ final class ReplayCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     /** The client's side; null: this process's stdin and stdout. */
     private final InputStream clientIn;
@@ -161,13 +169,13 @@ final class ReplayCommand implements Callable<Integer> {
         List<Cassette> cassettes = new ArrayList<>();
         for (Path file : files) {
             try {
-                cassettes.add(Cassette.read(file));
+                cassettes.add(readFile(file, matching));
             } catch (CassetteException e) {
-                System.err.println("mcp-chaos: " + e.getMessage());
+                spec.commandLine().getErr().println("mcp-chaos: " + e.getMessage());
                 return StdioCommand.RULES_REFUSED;
             } catch (IOException e) {
-                System.err.println("mcp-chaos: " + file + ": cannot be read: " + e.getMessage()
-                        + " (expected: a cassette file)");
+                spec.commandLine().getErr().println("mcp-chaos: " + file + ": cannot be read: " + e.getMessage()
+                        + " (expected: a cassette file, or a transcript mcp-chaos import reads)");
                 return StdioCommand.RULES_REFUSED;
             }
         }
@@ -245,6 +253,24 @@ final class ReplayCommand implements Callable<Integer> {
         return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
     }
 
+    /** A cassette, or a transcript imported on the fly as {@code mcp-chaos import} does, saying so on stderr. */
+    private Cassette readFile(Path file, Matching matching) throws IOException {
+        ReplayFile read = ReplayFile.read(file);
+        if (read.imported()) {
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            int messages = read.importResult().messages();
+            int secrets = read.importResult().secrets();
+            err.println("mcp-chaos: replay: " + file + " is a transcript (direction/raw lines), imported on the fly ("
+                    + messages + " message" + (messages == 1 ? "" : "s") + ", " + secrets + " secret"
+                    + (secrets == 1 ? "" : "s") + " redacted); mcp-chaos import writes it as a cassette");
+            String noParams = ImportCommand.noParamsWarning(file.toString(), read.requestsWithoutParams());
+            if (noParams != null && matching.mode() != MatchMode.METHOD) {
+                err.println(noParams);
+            }
+        }
+        return read.cassette();
+    }
+
     static OnExhausted parseOnExhausted(String text) {
         try {
             return OnExhausted.valueOf(text.trim().toUpperCase(Locale.ROOT));
@@ -266,7 +292,7 @@ final class ReplayCommand implements Callable<Integer> {
         try {
             parsed = MatchMode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new OptionValueException("--match: '" + mode + "' (expected: default, sequential or strict)");
+            throw new OptionValueException("--match: '" + mode + "' (expected: default, method, sequential or strict)");
         }
         try {
             return Matching.of(parsed, ignore);

@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -25,7 +26,9 @@ import java.util.TreeMap;
  *
  * <p>Repeats of one key are served in recorded order, then the last one again (or an error, see
  * {@link OnExhausted}). In {@link MatchMode#SEQUENTIAL} mode the requests must come in recorded
- * order instead ({@link #next}). Not thread-safe: one replay loop uses it.
+ * order instead ({@link #next}). In {@link MatchMode#METHOD} mode the key is the method alone
+ * (with the name for {@code tools/call} and {@code prompts/get}), so each method is a queue of its
+ * recorded answers. Not thread-safe: one replay loop uses it.
  */
 final class ReplayIndex {
 
@@ -55,6 +58,13 @@ final class ReplayIndex {
      * placeholder standing for any text ({@link #resolve}).
      */
     private final Map<String, JsonNode> withPlaceholders = new LinkedHashMap<>();
+    /**
+     * The {@link MatchMode#METHOD} keys of every recorded request, whatever the mode: a request
+     * with no recording in another mode is told when {@code --match method} would serve it.
+     */
+    private final Set<String> methodKeys = new java.util.HashSet<>();
+    /** The methods whose {@code params.name} picks the handler, so a part of the METHOD key. */
+    private static final Set<String> NAMED = Set.of("tools/call", "prompts/get");
 
     ReplayIndex(List<Cassette> cassettes) {
         this(cassettes, Matching.DEFAULT);
@@ -120,6 +130,7 @@ final class ReplayIndex {
             Answer answer = new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session(), t0), sse);
             String key = key(message);
             answers.computeIfAbsent(key, k -> new ArrayList<>()).add(answer);
+            methodKeys.add(methodKey(message));
             if (key.contains("<redacted:") && !withPlaceholders.containsKey(key)) {
                 JsonNode parsed = keyJson(key);
                 if (parsed != null) {
@@ -240,10 +251,18 @@ final class ReplayIndex {
      * text there, everything else equal), else itself.
      */
     String resolve(String liveKey) {
-        if (withPlaceholders.isEmpty() || answers.containsKey(liveKey)) {
+        if (answers.containsKey(liveKey)) {
             return liveKey;
         }
         String method = methodOfKey(liveKey);
+        if (matching.mode() == MatchMode.METHOD && answers.containsKey(method)) {
+            // A call recorded without a name (a fixture that kept no params) serves the tools
+            // that have no recording of their own.
+            return method;
+        }
+        if (withPlaceholders.isEmpty()) {
+            return liveKey;
+        }
         JsonNode live = null;
         for (Map.Entry<String, JsonNode> recorded : withPlaceholders.entrySet()) {
             if (!methodOfKey(recorded.getKey()).equals(method)) {
@@ -340,6 +359,16 @@ final class ReplayIndex {
         return best;
     }
 
+    /**
+     * Whether {@link MatchMode#METHOD} would serve {@code request} from these cassettes: a request
+     * of its method (and name, for {@code tools/call} and {@code prompts/get}) was recorded, or one
+     * of its method without a name.
+     */
+    boolean servedByMethod(JsonNode request) {
+        String key = methodKey(request);
+        return methodKeys.contains(key) || methodKeys.contains(request.path("method").asText());
+    }
+
     int recordedRequests() {
         return answers.values().stream().mapToInt(List::size).sum();
     }
@@ -348,9 +377,12 @@ final class ReplayIndex {
      * The matching key of a message, {@code method canonical}, the ignored paths left out first.
      * Default and sequential: canonical params without {@code _meta}, members sorted, absent as
      * {}; {@code initialize} by its method alone. Strict: the whole message but its id and
-     * method, members sorted.
+     * method, members sorted. Method: {@link #methodKey}.
      */
     String key(JsonNode message) {
+        if (matching.mode() == MatchMode.METHOD) {
+            return methodKey(message);
+        }
         String method = message.path("method").asText();
         JsonNode compared = matching.withoutIgnored(message);
         if (matching.mode() == MatchMode.STRICT) {
@@ -369,6 +401,25 @@ final class ReplayIndex {
         JsonNode canonical = canonical(params == null || params.isNull() ? JsonNodeFactory.instance.objectNode() : params,
                 true);
         return method + " " + canonical;
+    }
+
+    /**
+     * The {@link MatchMode#METHOD} key, the ignored paths left out first: the method, and for
+     * {@code tools/call} and {@code prompts/get} the name as {@code {"name":...}} when there is
+     * one ({@code tools/call {"name":"echo"}}), so that it reads as the other modes' keys do.
+     */
+    String methodKey(JsonNode message) {
+        String method = message.path("method").asText();
+        if (!NAMED.contains(method)) {
+            return method;
+        }
+        JsonNode name = matching.withoutIgnored(message).path("params").get("name");
+        if (name == null || name.isNull()) {
+            return method;
+        }
+        ObjectNode named = JsonNodeFactory.instance.objectNode();
+        named.set("name", canonical(name, false));
+        return method + " " + named;
     }
 
     private static JsonNode canonical(JsonNode node, boolean top) {

@@ -120,8 +120,13 @@ final class Responder {
         }
         if (answer == null) {
             String closest = index.closest(message);
+            MatchMode mode = index.matching().mode();
+            // A fixture's recording often has other arguments than the test sends, or none: say
+            // which mode would serve the request rather than leave --match-ignore to be found.
+            String hint = mode == MatchMode.METHOD ? "; match: method"
+                    : index.servedByMethod(message) ? "; --match method would serve it" : "";
             return unmatched(id, "no recording for " + index.key(message) + " (closest recorded: "
-                    + (closest == null ? "none, the cassettes hold no requests" : closest) + ")", plan);
+                    + (closest == null ? "none, the cassettes hold no requests" : closest) + hint + ")", plan);
         }
         return answer;
     }

@@ -97,7 +97,8 @@ class ImportCommandTest {
         Run run = run("import", transcript("seed.jsonl", jsonLines()).toString(), "-o", cassette.toString());
 
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.err()).contains("8 messages (1 not JSON, kept as raw text)", "1 secret redacted");
+        assertThat(run.err()).contains("8 messages (1 not JSON, kept as raw text)", "1 secret redacted")
+                .as("every request has its params").doesNotContain("no params");
         String text = Files.readString(cassette);
         assertThat(text).doesNotContain(TOKEN).contains("<redacted:1>");
         for (String line : text.split("\n")) {
@@ -118,6 +119,28 @@ class ImportCommandTest {
         assertThat(entries.get(5).message().at("/params/arguments/apiKey").asText()).isEqualTo("<redacted:1>");
         assertThat(entries.get(6).message().at("/result/content/0/text").asText())
                 .as("the same secret, the same placeholder").isEqualTo("Authorization: Bearer <redacted:1>");
+    }
+
+    @Test
+    void importSaysWhenRecordedRequestsCarryNoParamsAndNamesTheMatchThatServesThem() throws IOException {
+        Run run = run("import", transcript("fixture.jsonl", String.join("\n",
+                "{\"direction\":\"c2s\",\"raw\":\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"method\\\":\\\"tools/call\\\"}\"}",
+                "{\"direction\":\"s2c\",\"raw\":\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"result\\\":{}}\"}",
+                "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/read\",\"params\":{}}",
+                "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}",
+                "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"_meta\":{\"progressToken\":1}}}",
+                "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}",
+                "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}",
+                "> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                "> {\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"prompts/get\",\"params\":{\"name\":\"p\"}}"))
+                .toString());
+
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.err()).contains("mcp-chaos: " + dir.resolve("fixture.jsonl") + ": 3 recorded requests carry no "
+                + "params (tools/call, resources/read x2): the default --match serves them only to requests without "
+                + "params; replay --match method serves each method's recordings in order whatever the params");
+        assertThat(withoutHeader(run.out())).hasSize(10);
     }
 
     @Test

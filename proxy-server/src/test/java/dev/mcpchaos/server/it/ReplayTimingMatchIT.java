@@ -156,7 +156,7 @@ class ReplayTimingMatchIT {
 
         Run match = run("", "--match", "loose");
         assertThat(match.code()).isEqualTo(2);
-        assertThat(match.err()).contains("mcp-chaos: --match: 'loose' (expected: default, sequential or strict)");
+        assertThat(match.err()).contains("mcp-chaos: --match: 'loose' (expected: default, method, sequential or strict)");
 
         Run ignore = run("", "--match-ignore", "params..at");
         assertThat(ignore.code()).isEqualTo(2);

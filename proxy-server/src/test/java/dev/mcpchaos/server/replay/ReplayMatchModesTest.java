@@ -118,6 +118,53 @@ class ReplayMatchModesTest {
     }
 
     @Test
+    void methodServesEachToolsRecordingsInOrderWhateverTheArgumentsAndTheLastAgainOnceUsedUp() throws Exception {
+        try (ReplayClient client = new ReplayClient(cassette(2), Timing.NONE, Matching.of(MatchMode.METHOD, List.of()))) {
+            JsonNode first = ask(client, call(41, 7));
+            assertThat(first.get("id").asInt()).as("the live id").isEqualTo(41);
+            assertThat(text(first)).isEqualTo("echo 0");
+            assertThat(text(ask(client, "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\",\"params\":"
+                    + "{\"name\":\"echo\"}}"))).as("no arguments at all").isEqualTo("echo 1");
+            assertThat(text(ask(client, call(43, 0)))).as("used up: the last again").isEqualTo("echo 1");
+            assertThat(text(ask(client, "{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"tools/call\",\"params\":"
+                    + "{\"name\":\"add\",\"arguments\":{\"i\":0}}}")))
+                    .as("another tool is not served echo's answers")
+                    .isEqualTo("-32601 no recording for tools/call {\"name\":\"add\"} (closest recorded: tools/call "
+                            + "{\"name\":\"echo\"}; match: method)");
+            JsonNode ping = ask(client, "{\"jsonrpc\":\"2.0\",\"id\":45,\"method\":\"ping\",\"params\":{\"x\":1}}");
+            assertThat(ping.get("id").asInt()).isEqualTo(45);
+            assertThat(ping.get("result")).isNotNull();
+            assertThat(client.replay.served()).isEqualTo(4);
+            assertThat(client.replay.unmatched()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void overHttpMethodQueuesStartAgainInEachSession() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpReplay replay = new HttpReplay(List.of(HttpReplayFaultsTest.cassette(2)), OnExhausted.LAST, Timing.NONE,
+                Matching.of(MatchMode.METHOD, List.of()));
+        try (RunningHttp proxy = McpChaosProxy.replay(replay).start()) {
+            for (int session = 0; session < 2; session++) {
+                HttpResponse<String> init = http.send(post(proxy, null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+                        + "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                        + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"), HttpResponse.BodyHandlers.ofString());
+                assertThat(init.statusCode()).isEqualTo(200);
+                String id = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+                for (int i = 0; i < 3; i++) {
+                    JsonNode answer = json.readTree(http.send(post(proxy, id, HttpReplayFaultsTest.call(60 + i, 9)),
+                            HttpResponse.BodyHandlers.ofString()).body());
+                    assertThat(answer.get("id").asInt()).isEqualTo(60 + i);
+                    assertThat(answer.at("/result/content/0/text").asText()).as("session %d, call %d", session, i)
+                            .isEqualTo(i == 0 ? "echo 0" : "echo 1");
+                }
+            }
+            assertThat(replay.unmatched()).isZero();
+        }
+    }
+
+    @Test
     void aBadIgnorePathIsRefusedNamingWhatIsExpected() {
         for (String bad : List.of("/", "", "params..x")) {
             assertThatThrownBy(() -> Matching.of(MatchMode.DEFAULT, List.of(bad)))

@@ -153,7 +153,7 @@ class ReplayMatchingTest {
             assertThat(unmatched.at("/error/code").asInt()).isEqualTo(-32601);
             assertThat(unmatched.at("/error/message").asText()).isEqualTo("no recording for tools/call "
                     + "{\"arguments\":{\"i\":12},\"name\":\"echo\"} (closest recorded: tools/call "
-                    + "{\"arguments\":{\"i\":1},\"name\":\"echo\"})");
+                    + "{\"arguments\":{\"i\":1},\"name\":\"echo\"}; --match method would serve it)");
             JsonNode otherMethod = got.get(1).json();
             assertThat(otherMethod.at("/error/code").asInt()).isEqualTo(-32601);
             assertThat(otherMethod.at("/error/message").asText()).startsWith("no recording for resources/list {}");
