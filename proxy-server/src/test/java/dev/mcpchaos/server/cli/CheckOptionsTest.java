@@ -44,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code --check-fail-on error|warning} on {@code stdio}, {@code http} and {@code replay}: after a
  * real session the exit code is {@link CheckOptions#CHECK_FAILED} when a check of that severity
  * fired, and the session's own otherwise (the server's, 0, the replay's); without the option the
- * proxy stays transparent. Each misbehaving session has its clean twin.
+ * proxy stays transparent. Each misbehaving session has its clean twin. Also: {@code --check} turns
+ * the journal on for the client.* checks, unless {@code --journal} says otherwise.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CheckOptionsTest {
@@ -318,6 +319,104 @@ class CheckOptionsTest {
         assertThat(unmatched.code()).as("replay's own code, no check having fired").isEqualTo(1);
         Run transparent = replay(cassette(badSchema), "--check");
         assertThat(transparent.code()).isZero();
+    }
+
+    // ---- --check turns the journal on ----
+
+    /** The options of a stdio command line, parsed with the environment {@code env}. */
+    private static ChaosOptions parsed(Map<String, String> env, String... args) {
+        StdioCommand command = new StdioCommand();
+        CommandLine cli = new CommandLine(command);
+        cli.setDefaultValueProvider(new EnvironmentDefaults(env));
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--", "cat"));
+        cli.parseArgs(all.toArray(String[]::new));
+        return command.chaos;
+    }
+
+    /** What deciding the journal's capacity printed; the capacity goes in {@code got[0]}. */
+    private static String journalLine(ChaosOptions options, int[] got) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        got[0] = options.journalCapacity(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void checkTurnsTheJournalOnUnlessTheJournalOptionSaysOtherwise() {
+        String said = "mcp-chaos: --check turns the journal on (10000 entries) for the client.* checks; --journal off "
+                + "to do without\n";
+        int[] capacity = new int[1];
+        assertThat(journalLine(parsed(Map.of(), "--check"), capacity)).isEqualTo(said);
+        assertThat(capacity[0]).isEqualTo(dev.mcpchaos.rules.journal.JournalRing.DEFAULT_CAPACITY);
+        assertThat(journalLine(parsed(Map.of(), "--check-fail-on", "error"), capacity)).isEqualTo(said);
+        assertThat(capacity[0]).isEqualTo(10_000);
+        assertThat(journalLine(parsed(Map.of(), "--check-report", "r.json"), capacity)).isEqualTo(said);
+        assertThat(capacity[0]).isEqualTo(10_000);
+
+        assertThat(journalLine(parsed(Map.of(), "--check", "--journal", "off"), capacity)).isEmpty();
+        assertThat(capacity[0]).as("--journal off, given").isZero();
+        assertThat(journalLine(parsed(Map.of("MCP_CHAOS_JOURNAL", "off"), "--check"), capacity)).isEmpty();
+        assertThat(capacity[0]).as("off from the environment, given too").isZero();
+        assertThat(journalLine(parsed(Map.of(), "--check", "--journal", "50"), capacity)).isEmpty();
+        assertThat(capacity[0]).isEqualTo(50);
+        assertThat(journalLine(parsed(Map.of()), capacity)).isEmpty();
+        assertThat(capacity[0]).as("without --check, off as before").isZero();
+        assertThat(journalLine(parsed(Map.of(), "--journal", "7"), capacity)).isEmpty();
+        assertThat(capacity[0]).isEqualTo(7);
+    }
+
+    /**
+     * The case of issue #33: a client that resends a tools/call whose answer a fault dropped. With
+     * --check alone the client.* checks now see it; with --journal off they cannot (as before).
+     */
+    @Test
+    void aNaiveResendIsReportedWithCheckAloneAndNotWithTheJournalOff() throws Exception {
+        Path rules = Files.writeString(dir.resolve("drop.yaml"), """
+                rules:
+                  - name: lose-answer
+                    match: {kind: response, method: tools/call}
+                    times: 1
+                    fault: {type: drop}
+                """);
+        String script = "read l; printf '%s\\n' '" + INIT_OK + "'; read l; read l; printf '%s\\n' '" + LIST_OK + "'; "
+                + "while read l; do case \"$l\" in *'\"id\":3'*) printf '%s\\n' '" + CALL_OK + "';; *'\"id\":4'*) "
+                + "printf '%s\\n' '" + CALL_OK.replace("\"id\":3", "\"id\":4") + "';; esac; done";
+        Run on = resend(List.of("sh", "-c", script), "--check", "--rules", rules.toString());
+        assertThat(on.err()).contains("mcp-chaos: --check turns the journal on (10000 entries)")
+                .contains("check warning client.duplicate-call: 1 violation");
+
+        Run off = resend(List.of("sh", "-c", script), "--check", "--journal", "off", "--rules", rules.toString());
+        assertThat(off.err()).doesNotContain("turns the journal on").doesNotContain("client.duplicate-call: 1");
+    }
+
+    /** A session whose call (id 3) gets no answer (a rule drops it): after a while the client sends it again as id 4. */
+    private Run resend(List<String> server, String... options) throws Exception {
+        PipedOutputStream toProxy = new PipedOutputStream();
+        PipedInputStream clientIn = new PipedInputStream(toProxy, 1 << 16);
+        PipedInputStream fromProxy = new PipedInputStream(1 << 16);
+        PipedOutputStream clientOut = new PipedOutputStream(fromProxy);
+        BlockingQueue<String> lines = reader(fromProxy);
+        List<String> args = new ArrayList<>(List.of("stdio", "--quiet", "--no-watch"));
+        args.addAll(List.of(options));
+        args.add("--");
+        args.addAll(server);
+        ByteArrayOutputStream err = captureStderr();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() ->
+                execute(new StdioCommand(clientIn, clientOut), args));
+        send(toProxy, INIT);
+        await(lines, "\"id\":1,");
+        send(toProxy, INITIALIZED);
+        send(toProxy, LIST);
+        await(lines, "\"id\":2,");
+        send(toProxy, CALL);
+        assertThat(lines.poll(500, TimeUnit.MILLISECONDS)).as("the answer the rule dropped").isNull();
+        send(toProxy, CALL.replace("\"id\":3", "\"id\":4")); // the naive resend: same tool, same arguments
+        await(lines, "\"id\":4,");
+        toProxy.close();
+        int exit = code.get(60, TimeUnit.SECONDS);
+        System.setErr(savedErr);
+        assertThat(exit).isZero();
+        return new Run(exit, err.toString(StandardCharsets.UTF_8), List.of());
     }
 
     // ---- helpers ----
