@@ -36,10 +36,19 @@ final class ChainHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Something a peer could see (a write, an action on the connection), with how many fault
+     * events the listeners had been given when it happened.
+     */
+    record Seen(String what, int eventsBefore) {
+    }
+
     final EmbeddedChannel channel = new EmbeddedChannel();
     final List<Written> written = new ArrayList<>();
     final List<FaultEvent> events = new ArrayList<>();
     final List<String> connectionActions = new ArrayList<>();
+    /** Every write and connection action, in order, each with the events delivered before it. */
+    final List<Seen> seen = new ArrayList<>();
     final RuleEngine engine;
     private final InterceptorChain chain;
     private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
@@ -179,10 +188,16 @@ final class ChainHarness implements AutoCloseable {
                     throw new AssertionError("frame " + frame + " written to the " + direction + " sink");
                 }
                 written.add(new Written(direction, new String(bytes, StandardCharsets.UTF_8), bytes, now()));
+                seen("write " + direction + " " + new String(bytes, StandardCharsets.UTF_8).strip());
             } finally {
                 frame.release();
             }
         };
+    }
+
+    /** Notes that a peer could see {@code what} now. */
+    void seen(String what) {
+        seen.add(new Seen(what, events.size()));
     }
 
     @Override
@@ -196,21 +211,31 @@ final class ChainHarness implements AutoCloseable {
         @Override
         public void closeClientSide(Frame at) {
             connectionActions.add("closeClientSide");
+            seen("closeClientSide");
         }
 
         @Override
         public void closeServerSide(Frame at) {
             connectionActions.add("closeServerSide");
+            seen("closeServerSide");
         }
 
         @Override
         public void terminateServer(Frame at) {
             connectionActions.add("terminateServer");
+            seen("terminateServer");
         }
 
         @Override
         public void killServer(Frame at) {
             connectionActions.add("killServer");
+            seen("killServer");
+        }
+
+        @Override
+        public void stallResponse(Frame at) {
+            connectionActions.add("stallResponse");
+            seen("stallResponse");
         }
     }
 }

@@ -50,13 +50,13 @@ public final class CrashFault implements Fault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
+        // Said first: the connection the context hands out publishes the event before the signal,
+        // and the client may see the server go before this call returns.
         if (config.signal == Signal.TERM) {
             ctx.detail("sent SIGTERM to the server");
-            ctx.announce(); // the client may see the server go before this call returns
             ctx.connection().terminateServer(frame);
         } else {
             ctx.detail("sent SIGKILL to the server");
-            ctx.announce();
             ctx.connection().killServer(frame);
         }
         ctx.drop(frame);

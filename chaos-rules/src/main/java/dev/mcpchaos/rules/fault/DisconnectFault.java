@@ -46,8 +46,9 @@ public final class DisconnectFault implements Fault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
+        // Said first: the connection the context hands out publishes the event before it closes,
+        // and the client may see the close (or the 502 it makes) before this call returns.
         ctx.detail("closed the " + config.side.name().toLowerCase(Locale.ROOT) + "'s side");
-        ctx.announce(); // the client may see the close (or the 502 it makes) before this call returns
         if (config.side == Side.CLIENT) {
             ctx.connection().closeClientSide(frame);
         } else {

@@ -19,7 +19,11 @@ import java.util.function.Supplier;
  */
 public interface FaultContext {
 
-    /** The interceptor context of the chain the message travels through. */
+    /**
+     * The interceptor context of the chain the message travels through, as this fault may use it:
+     * what reaches a peer through it ({@code emit}, {@code forward}, the {@link #connection()}'s
+     * actions) publishes this injection's event first.
+     */
     InterceptorContext interceptor();
 
     /** The transport the message travels on. */
@@ -37,7 +41,12 @@ public interface FaultContext {
         return interceptor().alloc();
     }
 
-    /** The connection, for faults that close or kill. */
+    /**
+     * The connection, for faults that close or kill. Each action that always acts (close a side,
+     * kill the server, stall a response) publishes this injection's event before it acts; one that
+     * may decline (the HTTP ones that return whether they will) publishes it as soon as it is
+     * accepted. So say what is done ({@link #detail}) before acting.
+     */
     default ConnectionControl connection() {
         return interceptor().connection();
     }
@@ -48,7 +57,12 @@ public interface FaultContext {
      */
     SplittableRandom random();
 
-    /** Says what was done, for the fault event and the log, such as {@code held 512ms}. */
+    /**
+     * Says what was done, for the fault event and the log, such as {@code held 512ms}: before the
+     * fault's first action, which publishes the event.
+     *
+     * @throws IllegalStateException when the event was already published
+     */
     void detail(String text);
 
     /**
@@ -88,11 +102,13 @@ public interface FaultContext {
     void end();
 
     /**
-     * Publishes this injection's {@link dev.mcpchaos.rules.FaultEvent} now, before the fault acts
-     * on the connection (closes a side, kills the server): the client sees such an action at
-     * once, and a test that sees it must find the event already published. After this,
-     * {@link #detail} no longer changes the event and {@link #nothingToDo} may not be called; the
-     * call that ends the message ({@link #drop}, {@link #proceed}...) publishes nothing more.
+     * Publishes this injection's {@link dev.mcpchaos.rules.FaultEvent} now. Every action through
+     * this context ({@link #proceed}, {@link #output}, {@link #answer}, the {@link #connection()}'s
+     * and {@link #http()}'s actions) already publishes it before anything reaches a peer, so a
+     * fault needs this only for an effect outside this context: {@code reorder}, whose full window
+     * releases the messages held before this one through their own contexts. After this,
+     * {@link #detail} may not be called and {@link #nothingToDo} may not be called; the call that
+     * ends the message ({@link #drop}, {@link #proceed}...) publishes nothing more.
      */
     void announce();
 
@@ -122,6 +138,9 @@ public interface FaultContext {
      */
     <T> T sessionState(Supplier<T> initial);
 
-    /** The HTTP actions of the transport, or null when it provides none (on stdio always null). */
+    /**
+     * The HTTP actions of the transport, or null when it provides none (on stdio always null). An
+     * action that is accepted publishes this injection's event before it returns.
+     */
     HttpFaultActions http();
 }

@@ -12,6 +12,16 @@ import java.util.Map;
  * transport's {@link dev.mcpchaos.core.intercept.ConnectionControl}; tests may give another to
  * {@link dev.mcpchaos.rules.RuleEngine.Builder#httpActions}. On stdio rules with those faults
  * are refused when loaded.
+ *
+ * <h2>Reservations</h2>
+ * Each action may decline (its {@code false}), and a declined action is no injection: the fault
+ * then says it had {@linkplain FaultContext#nothingToDo nothing to do}, and no event is
+ * published. So the engine cannot publish a fault's event before calling one; it publishes the
+ * moment one returns {@code true}, before the fault goes on. An implementation therefore decides
+ * at once and acts later: what it reserves (an answer, a new content type, the 404s of an expired
+ * session) must not reach a client before the current task of the chain's executor is over, so
+ * that a client which has what the fault did finds the fault's event in the journal. The HTTP
+ * transport writes a fault's answer on the chain's next turn.
  */
 public interface HttpFaultActions {
 

@@ -71,12 +71,13 @@ public final class HttpStatusFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
+        // Said before it is done: the event goes out the moment the transport takes the answer.
+        ctx.detail("answered HTTP " + config.status);
         if (!http.respond(ctx.interceptor(), frame, config.status, headers, config.body)) {
             ctx.nothingToDo(frame, "the response has already begun (as on an SSE stream): it can no longer be"
                     + " answered with a status");
             return;
         }
-        ctx.detail("answered HTTP " + config.status);
         ctx.drop(frame);
     }
 

@@ -53,12 +53,13 @@ public final class InvalidContentTypeFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
+        // Said before it is done: the event goes out the moment the transport takes the change.
+        ctx.detail("content type claimed: " + config.contentType);
         if (!http.overrideContentType(ctx.interceptor(), frame, config.contentType)) {
             ctx.nothingToDo(frame, "the response's head has already left (as on an SSE stream): its content type"
                     + " can no longer change");
             return;
         }
-        ctx.detail("content type claimed: " + config.contentType);
         ctx.proceed(frame);
     }
 

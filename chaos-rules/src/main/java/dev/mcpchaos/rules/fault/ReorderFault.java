@@ -92,6 +92,9 @@ public final class ReorderFault implements Fault {
             List<Held> arrived = List.copyOf(window.held);
             List<Held> released = window.take(ctx.random());
             ctx.detail("window of " + config.window + " full; released " + names(released, arrived));
+            // This message's fault releases the others, through their own contexts: its event
+            // (which says so) must be out before the first of them reaches the peer.
+            ctx.announce();
             handOn(released);
             return;
         }

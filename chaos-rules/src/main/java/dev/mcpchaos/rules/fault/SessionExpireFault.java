@@ -36,16 +36,17 @@ public final class SessionExpireFault implements Fault {
     @Override
     public void apply(FaultContext ctx, Frame frame) {
         HttpFaultActions http = HttpFaults.require(ctx, type());
+        boolean request = frame.envelope().isRequest();
+        // Said before it is done: the event goes out the moment the transport expires the session.
+        // A request is answered 404 with a JSON-RPC error by the transport, as every later one is.
+        ctx.detail(request ? "session expired; this request answered 404" : "session expired");
         if (!http.expireSession(ctx.interceptor(), frame)) {
             ctx.nothingToDo(frame, "the request belongs to no session (no Mcp-Session-Id)");
             return;
         }
-        if (frame.envelope().isRequest()) {
-            // The transport answers it 404 with a JSON-RPC error, as it does every later request.
-            ctx.detail("session expired; this request answered 404");
+        if (request) {
             ctx.drop(frame);
         } else {
-            ctx.detail("session expired");
             ctx.proceed(frame);
         }
     }

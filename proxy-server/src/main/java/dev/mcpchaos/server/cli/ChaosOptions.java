@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.rules.journal.JournalRing;
 import dev.mcpchaos.server.ChaosBuilder;
 import dev.mcpchaos.server.control.ControlServer;
 import dev.mcpchaos.server.live.LiveConsole;
@@ -12,6 +13,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -90,11 +92,13 @@ final class ChaosOptions {
 
     // Off on the command line: the journal costs about 10 us of CPU per HTTP request
     // (docs/benchmarks.md), which a sidecar pays on every request and only a test reads.
-    // The builders and McpChaosContainer turn it on.
-    @Option(names = "--journal", paramLabel = "N|off", defaultValue = "off",
+    // The builders and McpChaosContainer turn it on, and so does --check, whose client.* checks
+    // read it. No defaultValue: null tells "not given" (nor by its variable) from an explicit off.
+    @Option(names = "--journal", paramLabel = "N|off",
             description = "Keep a journal of the last N messages (direction, kind, id, method, tool, what each rule did; "
                     + "no content), served at GET /journal on the control API (see docs/journal.md), such as 10000, "
-                    + "or 'off'. Default: ${DEFAULT-VALUE} (the builders and McpChaosContainer keep 10000).")
+                    + "or 'off'. Default: off; with --check " + JournalRing.DEFAULT_CAPACITY + ", for its client.* "
+                    + "checks (the builders and McpChaosContainer keep " + JournalRing.DEFAULT_CAPACITY + ").")
     String journal;
 
     @Option(names = "--events", paramLabel = "FILE",
@@ -120,7 +124,7 @@ final class ChaosOptions {
      */
     void applyTo(ChaosBuilder<?> builder, LiveConsole live) {
         builder.watchRules(!noWatch);
-        builder.journal(journalCapacity(journal));
+        builder.journal(journalCapacity(System.err));
         recording.applyTo(builder);
         checks.applyTo(builder);
         if (live != null) {
@@ -171,6 +175,24 @@ final class ChaosOptions {
                 throw new OptionValueException(e.getMessage());
             }
         }
+    }
+
+    /**
+     * The journal's capacity: what --journal (or its variable) says; when neither does, room for
+     * {@link JournalRing#DEFAULT_CAPACITY} entries if the checks are on (their client.* checks
+     * judge the client by what the journal says the faults did, and without it would report
+     * nothing), said in one line on {@code err}, else off.
+     */
+    int journalCapacity(PrintStream err) {
+        if (journal != null) {
+            return journalCapacity(journal);
+        }
+        if (!checks.enabled()) {
+            return 0;
+        }
+        err.println("mcp-chaos: --check turns the journal on (" + JournalRing.DEFAULT_CAPACITY + " entries) for the "
+                + "client.* checks; --journal off to do without");
+        return JournalRing.DEFAULT_CAPACITY;
     }
 
     /** The --journal value: a count of entries from 1, or off (0). */

@@ -2,8 +2,10 @@ package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.ChaosBuilder;
+import dev.mcpchaos.server.check.Check;
 import dev.mcpchaos.server.check.CheckReports;
 import dev.mcpchaos.server.check.Referee;
+import dev.mcpchaos.server.check.Severity;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -11,28 +13,53 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
 
 /** The referee's options of the proxy commands and of {@code check} (see docs/checks.md). A picocli mixin. */
 final class CheckOptions {
+
+    /**
+     * The exit code of {@code stdio}, {@code http} and {@code replay} when {@code --check-fail-on}
+     * found a violation at its level. Outside every code these commands document (0, 1, 2, 127,
+     * 128 + a signal) and the ranges servers and shells commonly use (1-14 for Node.js, 64-78 for
+     * sysexits.h, 126-255 for shells and signals), so that a CI log tells "the checks failed"
+     * from "the server failed".
+     */
+    static final int CHECK_FAILED = 80;
 
     @Option(names = "--check",
             description = "Check every message against the MCP contract (framing, JSON-RPC, lifecycle, tools; see "
                     + "docs/checks.md) without changing any; a summary goes to stderr at the end.")
     boolean check;
 
+    @Option(names = "--check-fail-on", paramLabel = "error|warning",
+            description = "After the session, exit with code " + CHECK_FAILED + " when a check of this severity fired "
+                    + "(warning: any check) instead of the session's own code (the server's on stdio); implies --check. "
+                    + "Default: off, the exit code stays the session's.")
+    String failOn;
+
     @CommandLine.Mixin
     Reports reports = new Reports();
 
     /** The referee these options made, or null when checking is off. */
     private Referee referee;
+    /** The least severity that changes the exit code, or null without --check-fail-on. */
+    private Severity threshold;
 
+    /** Whether checking is on: {@code --check}, or an option that implies it. */
     boolean enabled() {
-        return check || reports.report != null || reports.junit != null;
+        return check || reports.report != null || reports.junit != null || failOn != null;
     }
 
-    /** Puts a referee on the builder when checking is on. */
+    /**
+     * Puts a referee on the builder when checking is on.
+     *
+     * @throws OptionValueException for a value that cannot be used
+     */
     void applyTo(ChaosBuilder<?> builder) {
         if (enabled()) {
+            threshold = failOn == null ? null : severity("--check-fail-on", failOn);
             referee = reports.newReferee();
             builder.check(referee);
         } else if (!reports.deadline.equals("60s")) {
@@ -40,10 +67,45 @@ final class CheckOptions {
         }
     }
 
-    /** After the proxy closed: the summary on {@code err}, and the report files. Nothing when off. */
-    void finish(PrintStream err) {
-        if (referee != null) {
-            reports.write(referee.report(), err, "mcp-chaos --check");
+    /**
+     * After the proxy closed: the summary on {@code err}, the report files, and the exit code the
+     * command ends with: {@code exitCode} (the server's, the replay's), or {@link #CHECK_FAILED}
+     * when {@code --check-fail-on} found a violation at its level, said in one line on {@code err}.
+     * Nothing (and {@code exitCode}) when checking is off.
+     */
+    int finish(PrintStream err, int exitCode) {
+        if (referee == null) {
+            return exitCode;
+        }
+        Referee.Report report = referee.report();
+        reports.write(report, err, "mcp-chaos --check");
+        if (threshold == null || !report.failsAt(threshold)) {
+            return exitCode;
+        }
+        long errors = total(report, Severity.ERROR);
+        long warnings = total(report, Severity.WARNING);
+        err.println("mcp-chaos: --check-fail-on " + threshold.label() + ": " + errors + (errors == 1 ? " error" : " errors")
+                + (threshold == Severity.WARNING ? ", " + warnings + (warnings == 1 ? " warning" : " warnings") : "")
+                + " found; exit code " + CHECK_FAILED + " (the session's own: " + exitCode + ")");
+        return CHECK_FAILED;
+    }
+
+    private static long total(Referee.Report report, Severity severity) {
+        long n = 0;
+        for (Map.Entry<Check, Long> count : report.counts().entrySet()) {
+            if (count.getKey().severity() == severity) {
+                n += count.getValue();
+            }
+        }
+        return n;
+    }
+
+    /** The severity {@code text} names, for {@code option}. */
+    static Severity severity(String option, String text) {
+        try {
+            return Severity.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException(option + ": '" + text + "' (expected: error or warning)");
         }
     }
 

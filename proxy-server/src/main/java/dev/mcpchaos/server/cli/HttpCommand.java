@@ -141,6 +141,9 @@ final class HttpCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Counted down by SIGTERM and SIGINT (and by a test, as SIGINT would): the proxy then stops. */
+    final CountDownLatch stop = new CountDownLatch(1);
+
     @Override
     public Integer call() throws Exception {
         LiveConsole live = chaos.openLiveView();
@@ -168,8 +171,8 @@ final class HttpCommand implements Callable<Integer> {
             return StdioCommand.exitCode(e);
         }
         Duration drain = drainTimeout(); // checked in start(): valid here
-        CountDownLatch stop = new CountDownLatch(1);
         AtomicBoolean terminated = new AtomicBoolean();
+        int code = 0;
         try (HttpProxyBuilder.RunningHttp proxy = running) {
             if (live != null) {
                 live.start(proxy.rules());
@@ -190,9 +193,9 @@ final class HttpCommand implements Callable<Integer> {
                 proxy.drain(drain);
             }
         } finally {
-            chaos.checks.finish(System.err); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
         }
-        return 0;
+        return code;
     }
 
     /**

@@ -200,13 +200,15 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println("mcp-chaos: " + e.getMessage());
             return StdioCommand.exitCode(e);
         }
+        int code = 1; // kept only if waiting for the end fails, and then the failure goes on
         try {
             proxy.exitCode().join();
+            code = failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
         } finally {
             proxy.close();
-            chaos.checks.finish(System.err); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
         }
-        return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+        return code;
     }
 
     private int serveHttp(List<Cassette> cassettes, OnExhausted exhausted, Timing pace, Matching matching)
@@ -247,10 +249,11 @@ final class ReplayCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        chaos.checks.finish(System.err); // after the close: the referee has seen everything
+        // after the close: the referee has seen everything
+        int code = chaos.checks.finish(System.err, failOnUnmatched && replay.unmatched() > 0 ? 1 : 0);
         System.err.println("mcp-chaos: replay stopped; " + replay.served() + " requests answered from the cassettes, "
                 + replay.unmatched() + " without a recording");
-        return failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+        return code;
     }
 
     /** A cassette, or a transcript imported on the fly as {@code mcp-chaos import} does, saying so on stderr. */

@@ -11,6 +11,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 import sun.misc.Signal;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +30,8 @@ import java.util.concurrent.Callable;
             "Put it in place of the server command in an MCP client's config. Logs go to stderr: "
                     + "stdout carries the protocol.",
             "Exits with the server's exit code, 2 when the rules file or an option's value is refused (such as a "
-                    + "--cwd that does not exist), 127 when the command cannot start; the server is then not started."},
+                    + "--cwd that does not exist), 127 when the command cannot start; the server is then not started. "
+                    + "With --check-fail-on, " + CheckOptions.CHECK_FAILED + " when a check of that severity fired."},
         footer = {"", "Examples:", "  mcp-chaos stdio --log-traffic -- npx -y @modelcontextprotocol/server-everything",
             "  mcp-chaos stdio --rules examples/slow-tool.yaml --seed 42 -- npx -y @modelcontextprotocol/server-everything"})
 final class StdioCommand implements Callable<Integer> {
@@ -68,6 +71,20 @@ final class StdioCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Where the client's messages come from and go to: null for this process's stdin and stdout. */
+    private final InputStream clientIn;
+    private final OutputStream clientOut;
+
+    StdioCommand() {
+        this(null, null);
+    }
+
+    /** A command whose client is on these streams instead of stdin and stdout (for tests). */
+    StdioCommand(InputStream clientIn, OutputStream clientOut) {
+        this.clientIn = clientIn;
+        this.clientOut = clientOut;
+    }
+
     @Override
     public Integer call() {
         // Before System.out is pointed at System.err, so that a stray print lands above the view too.
@@ -82,8 +99,10 @@ final class StdioCommand implements Callable<Integer> {
     }
 
     private int run(LiveConsole live) {
-        // stdout belongs to the protocol: nothing else may print there, whatever a library does.
-        System.setOut(System.err);
+        if (clientOut == null) {
+            // stdout belongs to the protocol: nothing else may print there, whatever a library does.
+            System.setOut(System.err);
+        }
         McpChaosProxy.StdioBuilder builder;
         try {
             long maxLine = Units.parseSize(maxLineLength);
@@ -98,6 +117,12 @@ final class StdioCommand implements Callable<Integer> {
                     .environment(environment);
         } catch (IllegalArgumentException e) {
             throw new OptionValueException(e.getMessage());
+        }
+        if (clientIn != null) {
+            builder.clientInput(clientIn);
+        }
+        if (clientOut != null) {
+            builder.clientOutput(clientOut);
         }
         if (directory != null) {
             builder.directory(requireDirectory(directory));
@@ -128,12 +153,14 @@ final class StdioCommand implements Callable<Integer> {
         if (live != null) {
             live.start(proxy.rules());
         }
+        int code = 1; // kept only if waiting for the server fails, and then the failure goes on
         try {
-            return proxy.exitCode().join();
+            code = proxy.exitCode().join();
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
-            chaos.checks.finish(System.err); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
         }
+        return code;
     }
 
     /**
