@@ -83,7 +83,7 @@ final class Redactor {
             String lower = name.toLowerCase(Locale.ROOT);
             String value = header.getValue();
             String redacted;
-            if (SECRET_HEADERS.contains(lower) || headers.contains(lower) || SecretRedactor.isSecretName(name)) {
+            if (SECRET_HEADERS.contains(lower) || headers.contains(lower) || SecretRedactor.isSecret(name, value)) {
                 Matcher scheme = SCHEME.matcher(value);
                 redacted = scheme.matches() ? scheme.group(1) + scheme.group(2) + placeholder(scheme.group(3))
                         : placeholder(value);
@@ -122,7 +122,10 @@ final class Redactor {
         if (node instanceof ObjectNode object) {
             for (String name : names(object)) {
                 path.add(name);
-                JsonNode replaced = redacted(object.get(name), path, SecretRedactor.isSecretName(name));
+                JsonNode value = object.get(name);
+                // The value decides too: PWD holding a path is the working directory, not a password.
+                JsonNode replaced = redacted(value, path, (value.isTextual() || value.isNumber())
+                        && SecretRedactor.isSecret(name, value.isTextual() ? value.asText() : value.toString()));
                 if (replaced != null) {
                     object.set(name, replaced);
                 }
