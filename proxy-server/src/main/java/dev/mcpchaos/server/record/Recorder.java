@@ -50,6 +50,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * once and marked in the cassette by a {@code gap} line. A write error is logged once and
  * recording stops; the proxy goes on. {@link #close()} writes what is queued and closes the files.
  *
+ * <p>Secrets are taken out by a {@link Redactor} per cassette, sharing what the recording has
+ * recognised ({@link KnownSecrets}). Lines are written as they come, so a secret recognised later
+ * may stand bare in a line written before.
+ *
  * <p>A session's lines wait until its {@code initialize} was answered (or {@value #HOLD_MESSAGES}
  * messages or {@value #HOLD_MILLIS} ms passed), so that the header can say what was negotiated and
  * an HTTP session's lines carry its {@code Mcp-Session-Id} rather than the name it had before.
@@ -72,7 +76,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private final Recording recording;
     private final TransportKind transport;
     private final String recordedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString();
-    private final List<String> secretValues = new ArrayList<>();
+    /** The secrets looked for wherever they appear, in every cassette of this recording (the writer thread's). */
+    private final KnownSecrets known;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicLong droppedSinceGap = new AtomicLong();
@@ -100,7 +105,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         for (String name : recording.unsetVariables()) {
             log.warn("record: --redact-env {}: the variable is not set, so there is nothing to redact", name);
         }
-        secretValues.addAll(recording.secretValues());
+        known = new KnownSecrets(recording.secretValues());
         Path target = recording.target();
         try {
             if (recording.directory()) {
@@ -122,7 +127,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     }
 
     private Redactor newRedactor() {
-        return new Redactor(recording.headers(), recording.paths(), secretValues);
+        return new Redactor(recording.headers(), recording.paths(), known, 0);
     }
 
     /** How many messages were written so far. */
@@ -459,6 +464,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private void write(SessionState state, Captured c) {
         CassetteFile file = state.file;
         Redactor redactor = file.redactor;
+        // The headers first: a token in Authorization is then known when the body echoes it bare.
+        HttpExchange http = c.http() == null ? null : exchange(file, c.http(), redactor);
         JsonNode message = parse(c.bytes());
         String raw = null;
         if (message != null) {
@@ -466,7 +473,6 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         } else {
             raw = redactor.text(new String(c.bytes(), StandardCharsets.UTF_8));
         }
-        HttpExchange http = c.http() == null ? null : exchange(file, c.http(), redactor);
         double millis = (c.nanos() - state.startNanos) / 1e6;
         CassetteEntry entry = new CassetteEntry(file.seq, Math.max(0, millis), c.direction(), c.session().id(),
                 http, message, raw);
