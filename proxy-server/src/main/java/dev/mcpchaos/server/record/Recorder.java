@@ -52,7 +52,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Secrets are taken out by a {@link Redactor} per cassette, sharing what the recording has
  * recognised ({@link KnownSecrets}). Lines are written as they come, so a secret recognised later
- * may stand bare in a line written before.
+ * may stand bare in a line written before: once the files are closed, each such cassette is
+ * rewritten without it ({@link CassetteScrub}). A recording that never closes keeps them.
  *
  * <p>A session's lines wait until its {@code initialize} was answered (or {@value #HOLD_MESSAGES}
  * messages or {@value #HOLD_MILLIS} ms passed), so that the header can say what was negotiated and
@@ -93,6 +94,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private CassetteFile single;
     private final LinkedHashMap<Path, CassetteFile> openFiles = new LinkedHashMap<>(16, 0.75f, true);
     private final Set<String> namesUsed = new HashSet<>();
+    /** Every cassette begun, open or not: each gets the secrets recognised after its first line at the end. */
+    private final List<CassetteFile> begun = new ArrayList<>();
 
     /**
      * Opens the cassette (a file recording) or makes the directory, and starts the writer thread.
@@ -113,6 +116,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             } else {
                 single = new CassetteFile(target, newRedactor());
                 single.open(false);
+                begun.add(single);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("record: '" + target + "' cannot be written: " + e.getMessage()
@@ -251,6 +255,34 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             }
         }
         closeAll();
+        if (!stopped) {
+            scrubEarlierLines();
+        }
+    }
+
+    /**
+     * Lines are written as they come, so a secret recognised in a later message (by its name,
+     * its scheme, its shape) may stand bare in a line written before. Once every cassette is
+     * closed, each one written before a secret became known is rewritten with it replaced (see
+     * {@link CassetteScrub}); until then those lines hold it on disk.
+     */
+    private void scrubEarlierLines() {
+        for (CassetteFile file : begun) {
+            if (file.knownAtFirstLine < 0 || file.knownAtFirstLine >= known.count()) {
+                continue; // nothing written, or nothing learned since its first line
+            }
+            try {
+                int replaced = CassetteScrub.scrub(file.path, known.since(file.knownAtFirstLine), file.redactor::placeholder);
+                if (replaced > 0) {
+                    log.info("record: {}: redacted {} place(s) in lines written before the secret there was "
+                            + "recognised", file.path, replaced);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.error("record: {}: could not take the secrets recognised later out of the lines written before"
+                        + " ({}); the cassette may hold them", file.path, e.toString());
+            }
+        }
+        begun.clear();
     }
 
     private void handle(Object item) {
@@ -344,6 +376,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         state.file = file;
         try {
             if (!file.headerWritten) {
+                file.knownAtFirstLine = known.count();
                 file.writer().writeHeader(header(state, file.redactor));
                 file.headerWritten = true;
             }
@@ -379,6 +412,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             return null;
         }
         track(file);
+        begun.add(file);
         return file;
     }
 
@@ -626,6 +660,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         int exchangeCount;
         long seq;
         boolean headerWritten;
+        /** How many secrets were known when its first line was written; -1 before. */
+        int knownAtFirstLine = -1;
         private CassetteWriter writer;
 
         CassetteFile(Path path, Redactor redactor) {

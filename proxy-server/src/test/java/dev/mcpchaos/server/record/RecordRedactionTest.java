@@ -126,6 +126,28 @@ class RecordRedactionTest {
     }
 
     @Test
+    void aSecretRecognisedLaterIsTakenOutOfTheLinesWrittenBeforeWhenTheRecordingCloses() throws Exception {
+        String key = "Zq8" + UUID.randomUUID();
+        Path cassette = dir.resolve("earlier.ndjson");
+        try (ScriptServer server = new ScriptServer(dir, Map.of(), b -> b.record(cassette))) {
+            server.send(echo(1, "remember " + key));
+            server.awaitAnswers(1);
+            // Streamed: the first message is on disk before anything says that the value is a secret.
+            await().atMost(WAIT).until(() -> Files.readString(cassette).contains(key));
+            server.send(call(2, "login", "{\"password\":\"" + key + "\"}"));
+            server.awaitAnswers(2);
+        }
+        String text = Files.readString(cassette);
+        assertThat(text).doesNotContain(key);
+        assertThat(at(cassette, "/params/arguments/message")).containsOnly("remember <redacted:1>");
+        assertThat(at(cassette, "/params/arguments/password")).containsOnly("<redacted:1>");
+        assertThat(placeholders(text)).containsExactly("<redacted:1>");
+        for (String line : Files.readAllLines(cassette)) {
+            assertThat(CassetteLineSchema.errors(line)).as(line).isEmpty();
+        }
+    }
+
+    @Test
     void theWorkingDirectoryIsNoPasswordButAPwdThatIsNoPathIs() throws Exception {
         String oldDirectory = dir.resolve("previous").toString();
         String odbcPassword = "Pw9" + UUID.randomUUID();
