@@ -103,12 +103,25 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
      * @throws UncheckedIOException naming the path, when it cannot be written
      */
     public Recorder(Recording recording, TransportKind transport) {
+        this(recording, transport, Map.of());
+    }
+
+    /**
+     * As {@link #Recorder(Recording, TransportKind)}, for a server given {@code serverVariables}
+     * on top of the environment it inherits (a stdio server's {@code -e NAME=VALUE}): the
+     * {@link Recording#redactEnv} variables are looked up there too, since what the server sees
+     * is what it can print.
+     *
+     * @throws UncheckedIOException naming the path, when it cannot be written
+     */
+    public Recorder(Recording recording, TransportKind transport, Map<String, String> serverVariables) {
         this.recording = Objects.requireNonNull(recording, "recording");
         this.transport = Objects.requireNonNull(transport, "transport");
-        for (String name : recording.unsetVariables()) {
+        Objects.requireNonNull(serverVariables, "serverVariables");
+        for (String name : recording.unsetVariables(serverVariables)) {
             log.warn("record: --redact-env {}: the variable is not set, so there is nothing to redact", name);
         }
-        known = new KnownSecrets(recording.secretValues());
+        known = new KnownSecrets(recording.secretValues(serverVariables));
         Path target = recording.target();
         try {
             if (recording.directory()) {

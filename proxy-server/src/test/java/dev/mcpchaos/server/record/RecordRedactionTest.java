@@ -1,10 +1,14 @@
 package dev.mcpchaos.server.record;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpchaos.server.McpChaosProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -167,6 +171,30 @@ class RecordRedactionTest {
         // The twin: PWD as ODBC's password keyword, whose value is no path, is still a password.
         assertThat(text).doesNotContain(odbcPassword);
         assertThat(at(cassette, "/params/arguments/connection")).containsOnly("Server=db;Uid=sa;PWD=<redacted:1>;");
+    }
+
+    @Test
+    void redactEnvTakesTheValueGivenToTheServerAndWarnsOnlyOfAVariableSetNowhere() throws Exception {
+        String token = "tok-" + UUID.randomUUID();
+        String unset = "MCP_CHAOS_REDACTION_TEST_NEVER_SET";
+        Path cassette = dir.resolve("server-env.ndjson");
+        Logger logger = (Logger) LoggerFactory.getLogger(Recorder.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        try (ScriptServer server = new ScriptServer(dir, Map.of("API_TOKEN", token), b -> b.record(
+                Recording.to(cassette).redactEnv("API_TOKEN").redactEnv(unset)))) {
+            server.send(echo(1, "my token is " + token));
+            server.awaitAnswers(1);
+        } finally {
+            logger.detachAppender(logged);
+        }
+        assertThat(Files.readString(cassette)).doesNotContain(token);
+        assertThat(at(cassette, "/params/arguments/message")).containsOnly("my token is <redacted:1>");
+        assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage)
+                .filteredOn(m -> m.contains("is not set"))
+                .containsExactly("record: --redact-env " + unset + ": the variable is not set, so there is nothing "
+                        + "to redact");
     }
 
     /** A stdio proxy in front of {@code env-echo-server.sh}, with these variables added to its environment. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,6 +115,16 @@ class RedactorTest {
         assertThat(redactor.message(json("{\"text\":\"x is undefined\"}")).toString())
                 .isEqualTo("{\"text\":\"x is undefined\"}");
         assertThat(redactor.secretsSeen()).isEqualTo(1);
+    }
+
+    @Test
+    void redactEnvLooksInTheServersVariablesAndInTheEnvironmentAndRedactsBothValues() {
+        Recording recording = Recording.toFile(Path.of("unused")).redactEnv("API_TOKEN").redactEnv("ONLY_HERE")
+                .redactEnv("NOWHERE").environment(Map.of("API_TOKEN", "proxy-value", "ONLY_HERE", "here"));
+        Map<String, String> server = Map.of("API_TOKEN", "server-value", "NOWHERE", "");
+        assertThat(recording.secretValues(server)).containsExactly("server-value", "proxy-value", "here");
+        assertThat(recording.unsetVariables(server)).containsExactly("NOWHERE");
+        assertThat(recording.unsetVariables(Map.of("NOWHERE", "set"))).isEmpty();
     }
 
     @Test
