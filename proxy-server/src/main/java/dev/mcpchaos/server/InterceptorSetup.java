@@ -31,7 +31,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -69,6 +71,8 @@ final class InterceptorSetup {
     private boolean journalContent;
     private JournalRecorder journal;
     private Recording recording;
+    /** The variables a stdio server is given on top of what it inherits: --redact-env looks there too. */
+    private final Map<String, String> serverVariables = new LinkedHashMap<>();
     private Recorder recorder;
     private Referee referee;
     private RefereeInterceptor refereeInterceptor;
@@ -86,6 +90,11 @@ final class InterceptorSetup {
     /** Records the traffic into a cassette (see {@link Recorder}); before the rules unless it says after. */
     void record(Recording recording) {
         this.recording = Objects.requireNonNull(recording, "recording");
+    }
+
+    /** Variables the server is given on top of the environment it inherits (stdio's {@code -e}). */
+    void serverVariables(Map<String, String> variables) {
+        serverVariables.putAll(variables);
     }
 
     void logTraffic(int maxChars) {
@@ -257,7 +266,8 @@ final class InterceptorSetup {
             metrics.rulesListener().rulesChanged("start", engine.ruleSet(), engine.faultsEnabled());
         }
         if (recording != null) {
-            recorder = new Recorder(recording, transport); // once the rules are known good: it starts a thread
+            // Once the rules are known good: it starts a thread.
+            recorder = new Recorder(recording, transport, serverVariables);
         }
         List<FrameInterceptor> all = new ArrayList<>();
         if (referee != null) {

@@ -147,9 +147,13 @@ public final class McpChaosProxy {
             return this;
         }
 
-        /** Variables added to the environment the server inherits. */
+        /**
+         * Variables added to the environment the server inherits. A recording's
+         * {@link dev.mcpchaos.server.record.Recording#redactEnv} looks its variables up here too.
+         */
         public StdioBuilder environment(Map<String, String> variables) {
             delegate.environment(variables);
+            interceptors.serverVariables(variables); // what the server sees is what a recording must redact
             return this;
         }
 

@@ -32,8 +32,8 @@ final class RecordOptions {
     List<String> paths = new ArrayList<>();
 
     @Option(names = "--redact-env", paramLabel = "NAME",
-            description = "An environment variable whose value is redacted wherever it appears in a recording. "
-                    + "Repeatable.")
+            description = "An environment variable whose value is redacted wherever it appears in a recording "
+                    + "(its value in this process, and on stdio the one -e gives the server). Repeatable.")
     List<String> variables = new ArrayList<>();
 
     /**

@@ -48,7 +48,7 @@ public final class CassetteUpdate {
                     + "dropped while recording): an update would move them (expected: a cassette without gap lines; "
                     + "record it again)");
         }
-        Redactor redactor = new Redactor(Set.of(), List.of(), List.of(), highestPlaceholder(original));
+        Redactor redactor = new Redactor(Set.of(), List.of(), new KnownSecrets(List.of()), highestPlaceholder(original));
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = Files.createTempFile(dir, ".update", ".tmp");
         int replaced = 0;

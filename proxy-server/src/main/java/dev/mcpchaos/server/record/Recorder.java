@@ -50,6 +50,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * once and marked in the cassette by a {@code gap} line. A write error is logged once and
  * recording stops; the proxy goes on. {@link #close()} writes what is queued and closes the files.
  *
+ * <p>Secrets are taken out by a {@link Redactor} per cassette, sharing what the recording has
+ * recognised ({@link KnownSecrets}). Lines are written as they come, so a secret recognised later
+ * may stand bare in a line written before: once the files are closed, each such cassette is
+ * rewritten without it ({@link CassetteScrub}). A recording that never closes keeps them.
+ *
  * <p>A session's lines wait until its {@code initialize} was answered (or {@value #HOLD_MESSAGES}
  * messages or {@value #HOLD_MILLIS} ms passed), so that the header can say what was negotiated and
  * an HTTP session's lines carry its {@code Mcp-Session-Id} rather than the name it had before.
@@ -72,7 +77,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private final Recording recording;
     private final TransportKind transport;
     private final String recordedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString();
-    private final List<String> secretValues = new ArrayList<>();
+    /** The secrets looked for wherever they appear, in every cassette of this recording (the writer thread's). */
+    private final KnownSecrets known;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicLong droppedSinceGap = new AtomicLong();
@@ -88,6 +94,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private CassetteFile single;
     private final LinkedHashMap<Path, CassetteFile> openFiles = new LinkedHashMap<>(16, 0.75f, true);
     private final Set<String> namesUsed = new HashSet<>();
+    /** Every cassette begun, open or not: each gets the secrets recognised after its first line at the end. */
+    private final List<CassetteFile> begun = new ArrayList<>();
 
     /**
      * Opens the cassette (a file recording) or makes the directory, and starts the writer thread.
@@ -95,12 +103,25 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
      * @throws UncheckedIOException naming the path, when it cannot be written
      */
     public Recorder(Recording recording, TransportKind transport) {
+        this(recording, transport, Map.of());
+    }
+
+    /**
+     * As {@link #Recorder(Recording, TransportKind)}, for a server given {@code serverVariables}
+     * on top of the environment it inherits (a stdio server's {@code -e NAME=VALUE}): the
+     * {@link Recording#redactEnv} variables are looked up there too, since what the server sees
+     * is what it can print.
+     *
+     * @throws UncheckedIOException naming the path, when it cannot be written
+     */
+    public Recorder(Recording recording, TransportKind transport, Map<String, String> serverVariables) {
         this.recording = Objects.requireNonNull(recording, "recording");
         this.transport = Objects.requireNonNull(transport, "transport");
-        for (String name : recording.unsetVariables()) {
+        Objects.requireNonNull(serverVariables, "serverVariables");
+        for (String name : recording.unsetVariables(serverVariables)) {
             log.warn("record: --redact-env {}: the variable is not set, so there is nothing to redact", name);
         }
-        secretValues.addAll(recording.secretValues());
+        known = new KnownSecrets(recording.secretValues(serverVariables));
         Path target = recording.target();
         try {
             if (recording.directory()) {
@@ -108,6 +129,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             } else {
                 single = new CassetteFile(target, newRedactor());
                 single.open(false);
+                begun.add(single);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("record: '" + target + "' cannot be written: " + e.getMessage()
@@ -122,7 +144,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     }
 
     private Redactor newRedactor() {
-        return new Redactor(recording.headers(), recording.paths(), secretValues);
+        return new Redactor(recording.headers(), recording.paths(), known, 0);
     }
 
     /** How many messages were written so far. */
@@ -246,6 +268,34 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             }
         }
         closeAll();
+        if (!stopped) {
+            scrubEarlierLines();
+        }
+    }
+
+    /**
+     * Lines are written as they come, so a secret recognised in a later message (by its name,
+     * its scheme, its shape) may stand bare in a line written before. Once every cassette is
+     * closed, each one written before a secret became known is rewritten with it replaced (see
+     * {@link CassetteScrub}); until then those lines hold it on disk.
+     */
+    private void scrubEarlierLines() {
+        for (CassetteFile file : begun) {
+            if (file.knownAtFirstLine < 0 || file.knownAtFirstLine >= known.count()) {
+                continue; // nothing written, or nothing learned since its first line
+            }
+            try {
+                int replaced = CassetteScrub.scrub(file.path, known.since(file.knownAtFirstLine), file.redactor::placeholder);
+                if (replaced > 0) {
+                    log.info("record: {}: redacted {} place(s) in lines written before the secret there was "
+                            + "recognised", file.path, replaced);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.error("record: {}: could not take the secrets recognised later out of the lines written before"
+                        + " ({}); the cassette may hold them", file.path, e.toString());
+            }
+        }
+        begun.clear();
     }
 
     private void handle(Object item) {
@@ -339,6 +389,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         state.file = file;
         try {
             if (!file.headerWritten) {
+                file.knownAtFirstLine = known.count();
                 file.writer().writeHeader(header(state, file.redactor));
                 file.headerWritten = true;
             }
@@ -374,6 +425,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
             return null;
         }
         track(file);
+        begun.add(file);
         return file;
     }
 
@@ -459,6 +511,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
     private void write(SessionState state, Captured c) {
         CassetteFile file = state.file;
         Redactor redactor = file.redactor;
+        // The headers first: a token in Authorization is then known when the body echoes it bare.
+        HttpExchange http = c.http() == null ? null : exchange(file, c.http(), redactor);
         JsonNode message = parse(c.bytes());
         String raw = null;
         if (message != null) {
@@ -466,7 +520,6 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         } else {
             raw = redactor.text(new String(c.bytes(), StandardCharsets.UTF_8));
         }
-        HttpExchange http = c.http() == null ? null : exchange(file, c.http(), redactor);
         double millis = (c.nanos() - state.startNanos) / 1e6;
         CassetteEntry entry = new CassetteEntry(file.seq, Math.max(0, millis), c.direction(), c.session().id(),
                 http, message, raw);
@@ -620,6 +673,8 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         int exchangeCount;
         long seq;
         boolean headerWritten;
+        /** How many secrets were known when its first line was written; -1 before. */
+        int knownAtFirstLine = -1;
         private CassetteWriter writer;
 
         CassetteFile(Path path, Redactor redactor) {

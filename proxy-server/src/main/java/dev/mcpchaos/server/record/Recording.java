@@ -94,8 +94,11 @@ public final class Recording {
 
     /**
      * An environment variable whose value is a secret wherever it appears (a server that prints
-     * its environment, a token echoed back). Looked up when recording starts; one that is not set
-     * has nothing to redact and is logged.
+     * its environment, a token echoed back). Looked up when recording starts, in the variables a
+     * stdio proxy gives its server (its builder's {@code environment(...)}, the command line's
+     * {@code -e NAME=VALUE}: what the server sees) and in {@link #environment} (this process's
+     * environment, which the server inherits); a variable set in both with two values has both
+     * redacted. One set in neither has nothing to redact and is logged.
      */
     public Recording redactEnv(String name) {
         Objects.requireNonNull(name, "name");
@@ -108,8 +111,9 @@ public final class Recording {
     }
 
     /**
-     * Where {@link #redactEnv} looks the variables up; default: this process's environment. For
-     * a server given variables of its own, and for tests.
+     * Where {@link #redactEnv} looks the variables up besides the stdio server's own variables;
+     * default: this process's environment. For tests, and for an HTTP server started elsewhere
+     * with variables this process does not have.
      */
     public Recording environment(Map<String, String> environment) {
         this.environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
@@ -139,22 +143,42 @@ public final class Recording {
 
     /** The values of the {@link #redactEnv} variables that are set (non-empty), in the order named. */
     List<String> secretValues() {
-        List<String> values = new ArrayList<>();
+        return secretValues(Map.of());
+    }
+
+    /**
+     * The values of the {@link #redactEnv} variables, in the order named: each one's value in
+     * {@code serverVariables} (those a stdio server is given on top of what it inherits) and in
+     * {@link #environment}, the empty ones left out.
+     */
+    List<String> secretValues(Map<String, String> serverVariables) {
+        Set<String> values = new LinkedHashSet<>();
         for (String name : variables) {
-            String value = environment.get(name);
-            if (value != null && !value.isEmpty()) {
-                values.add(value);
+            for (String value : new String[] {serverVariables.get(name), environment.get(name)}) {
+                if (value != null && !value.isEmpty()) {
+                    values.add(value);
+                }
             }
         }
-        return values;
+        return List.copyOf(values);
     }
 
     /** The {@link #redactEnv} variables that are not set: nothing to redact for them. */
     public List<String> unsetVariables() {
-        return variables.stream().filter(name -> {
-            String value = environment.get(name);
-            return value == null || value.isEmpty();
-        }).toList();
+        return unsetVariables(Map.of());
+    }
+
+    /**
+     * The {@link #redactEnv} variables set (non-empty) neither in {@code serverVariables} nor in
+     * {@link #environment}: nothing to redact for them.
+     */
+    List<String> unsetVariables(Map<String, String> serverVariables) {
+        return variables.stream().filter(name -> isEmpty(serverVariables.get(name)) && isEmpty(environment.get(name)))
+                .toList();
+    }
+
+    private static boolean isEmpty(String value) {
+        return value == null || value.isEmpty();
     }
 
     @Override

@@ -70,6 +70,17 @@ public final class TranscriptImport {
                     + "\"line\":\"{...}\"} or '> {...}' and '< {...}')");
         }
         Redactor redactor = new Redactor(redaction.headers(), redaction.paths(), redaction.secretValues());
+        // The whole transcript is at hand: a first pass recognises its secrets, so that one given
+        // away only in a later line is redacted in the earlier ones too (a recording can only do
+        // that once its cassette is closed). Placeholders are numbered in the order recognised.
+        for (Line line : lines) {
+            JsonNode message = parse(line.raw());
+            if (message != null) {
+                redactor.message(message);
+            } else {
+                redactor.text(line.raw());
+            }
+        }
         List<CassetteEntry> entries = new ArrayList<>(lines.size());
         int unparsed = 0;
         for (Line line : lines) {

@@ -15,16 +15,21 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>The value of a secret-named key</b>, matched case-insensitively, {@code -} and
  *       {@code _} alike: {@code authorization}, {@code proxy-authorization}, {@code cookie},
- *       {@code set-cookie}, {@code auth}, {@code pwd}, and any name ending in {@code token},
+ *       {@code set-cookie}, {@code auth}, and any name ending in {@code token},
  *       {@code secret}, {@code password}, {@code passwd}, {@code passphrase}, {@code credential(s)},
  *       {@code apikey}/{@code api_key}, {@code access_key}, {@code private_key}, {@code secret_key},
  *       {@code signing_key} or {@code encryption_key} (so {@code access_token}, {@code id_token},
  *       {@code client_secret}, {@code apiKey}, {@code x-api-key} too). MCP's own
  *       {@code progressToken} is not a secret and stays. Names like {@code key} or
- *       {@code sort_key} alone are too common to count. The value is redacted when it is a JSON
- *       string or number, in JSON ({@code "token":"..."}), in JSON held in a JSON string
- *       ({@code "{\"token\":\"...\"}"}), in a header-like or query-like text
- *       ({@code Authorization: Bearer ...}, {@code ?access_token=...}).</li>
+ *       {@code sort_key} alone are too common to count. {@code pwd} as a name's last word
+ *       ({@code pwd}, {@code db_pwd}, {@code MYSQL_PWD}, {@code userPwd}) is short for password,
+ *       as in ODBC's {@code PWD=...}, except where its value is an absolute path: then it is the
+ *       working directory, as the shell's {@code PWD} is ({@code OLDPWD} and {@code PWD_DIR} do
+ *       not end in the word {@code pwd} and never count); see {@link #isSecret}. The value is
+ *       redacted when it is a JSON string or number, in JSON ({@code "token":"..."}), in JSON held
+ *       in a JSON string ({@code "{\"token\":\"...\"}"}), in a header-like or query-like text
+ *       ({@code Authorization: Bearer ...}, {@code ?access_token=...}); a credential's scheme
+ *       stays out of it ({@code "Authorization":"Bearer [redacted]"}).</li>
  *   <li><b>A token-like value anywhere</b>: {@code Bearer} and {@code Basic} credentials (the
  *       scheme stays), JWTs ({@code eyJ...}), PEM private keys, passwords in URLs
  *       ({@code https://user:...@host}), and keys with well-known prefixes: {@code sk-} and
@@ -50,8 +55,11 @@ public final class SecretRedactor {
     /** What a secret is replaced by. */
     public static final String REDACTED = "[redacted]";
 
+    /** The fewest characters of a {@link #isDistinctive distinctive} secret. */
+    public static final int DISTINCTIVE_LENGTH = 8;
+
     private static final Set<String> SECRET_NAMES = Set.of("authorization", "proxy_authorization", "cookie",
-            "set_cookie", "auth", "pwd");
+            "set_cookie", "auth");
     private static final String[] SECRET_SUFFIXES = {"token", "secret", "password", "passwd", "passphrase",
         "credential", "credentials", "apikey", "api_key", "accesskey", "access_key", "privatekey", "private_key",
         "secretkey", "secret_key", "signingkey", "signing_key", "encryptionkey", "encryption_key"};
@@ -79,7 +87,12 @@ public final class SecretRedactor {
     /** {@code name: value} or {@code name=value} outside JSON: a header, a query string, a config line. */
     private static final Pattern TEXT_MEMBER = Pattern.compile(
             "(?<![\\w.-])([A-Za-z][\\w.-]{0,63})(\\s*[:=]\\s*)"
-                    + "((?:(?i:bearer|basic|token|digest)\\s+)?)([^\\s\"'&,;<>\\\\\\[]+)");
+                    + "((?:(?i:bearer|basic|token|digest)\\s+)?+)([^\\s\"'&,;<>\\\\\\[]+)");
+    /**
+     * A credential with its scheme, as the value of a secret-named member: the scheme stays
+     * readable and out of the placeholder, as in headers.
+     */
+    private static final Pattern VALUE_SCHEME = Pattern.compile("(?i)((?:bearer|basic|token|digest)\\s+)(\\S.*)");
     private static final Pattern URL_PASSWORD = Pattern.compile("(://[^/\\s:@\"'\\\\]+:)[^/\\s@\"'\\\\]+(@)");
     private static final Pattern AUTH_SCHEME = Pattern.compile(
             START + "((?i:bearer|basic)\\s+)([A-Za-z0-9._~+/=-]{8,})");
@@ -120,6 +133,12 @@ public final class SecretRedactor {
      * scheme, no cookie header's name) and its result is put in its place as it is, so in JSON it
      * must need no escaping.
      *
+     * <p>The passes run one after the other over the text as the earlier ones left it, so the
+     * function may be given what it returned before, or a value holding it: the value of a
+     * secret-named member that a pass before replaced ({@code "API_TOKEN": "<redacted:1>"}), or
+     * that the caller replaced before calling this. Give such a value its own placeholder back,
+     * or a secret gets a second one.
+     *
      * @param text any text; null gives null
      */
     public static String redact(String text, UnaryOperator<String> placeholder) {
@@ -152,7 +171,7 @@ public final class SecretRedactor {
         if (NOT_SECRET.contains(n)) {
             return false;
         }
-        if (SECRET_NAMES.contains(n)) {
+        if (SECRET_NAMES.contains(n) || isPwd(name)) {
             return true;
         }
         for (String suffix : SECRET_SUFFIXES) {
@@ -161,6 +180,50 @@ public final class SecretRedactor {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether {@code value}, found under {@code name}, is a secret by its name: {@link #isSecretName},
+     * except for a {@code pwd} name whose value is an absolute path ({@code /...}, {@code ~/...},
+     * {@code C:\...}). {@code PWD} is ambiguous: the shell's working directory (every environment
+     * dump has it) and ODBC's password keyword ({@code Server=...;Uid=sa;PWD=...}). A working
+     * directory is a path and a password almost never is, so the value decides.
+     *
+     * @param name  a JSON member name, header name or parameter name
+     * @param value its value as it stands in the text (JSON escapes and all)
+     */
+    public static boolean isSecret(String name, String value) {
+        return isSecretName(name) && !(isPwd(name) && isAbsolutePath(value));
+    }
+
+    /**
+     * Whether {@code pwd} is the name's last word: {@code pwd}, {@code db_pwd}, {@code MYSQL-PWD},
+     * {@code userPwd}. Not {@code OLDPWD} (the shell's previous working directory: one word) nor
+     * {@code PWD_DIR}.
+     */
+    private static boolean isPwd(String name) {
+        int start = name.length() - 3;
+        if (start < 0 || !name.regionMatches(true, start, "pwd", 0, 3)) {
+            return false;
+        }
+        if (start == 0) {
+            return true;
+        }
+        char before = name.charAt(start - 1);
+        return before == '_' || before == '-' || before == '.'
+                || Character.isLowerCase(before) && name.startsWith("Pwd", start); // camelCase: userPwd
+    }
+
+    /**
+     * An absolute path, as a working directory is: {@code /...} ({@code \/...} when JSON escapes
+     * the slash), {@code ~/...}, or a drive ({@code C:\...}, {@code C:/...}).
+     */
+    private static boolean isAbsolutePath(String value) {
+        if (value.startsWith("/") || value.startsWith("\\/") || value.startsWith("~/")) {
+            return true;
+        }
+        return value.length() >= 3 && Character.isLetter(value.charAt(0)) && value.charAt(1) == ':'
+                && (value.charAt(2) == '\\' || value.charAt(2) == '/');
     }
 
     /**
@@ -174,7 +237,7 @@ public final class SecretRedactor {
         int last = 0;
         int from = 0;
         while (from < text.length() && m.find(from)) {
-            if (!isSecretName(m.group(1))) {
+            if (!isSecret(m.group(1), m.group(4))) {
                 from = m.start(3);
                 continue;
             }
@@ -209,19 +272,27 @@ public final class SecretRedactor {
             }
             String quote = escaped ? "\\\"" : "\"";
             int valueEnd;
-            String replacement;
+            String value;
             if (text.startsWith(quote, valueStart)) {
                 valueEnd = escaped ? escapedStringEnd(text, valueStart + 2) : stringEnd(text, valueStart + 1);
                 int contentEnd = text.startsWith(quote, valueEnd - quote.length()) && valueEnd - quote.length()
                         > valueStart ? valueEnd - quote.length() : valueEnd;
-                replacement = quote + placeholder.apply(text.substring(valueStart + quote.length(), contentEnd)) + quote;
+                value = text.substring(valueStart + quote.length(), contentEnd);
             } else {
                 valueEnd = numberEnd(text, valueStart);
                 if (valueEnd == valueStart) {
                     continue; // an object, an array, a literal: nothing to redact here
                 }
-                replacement = placeholder.apply(text.substring(valueStart, valueEnd));
+                value = text.substring(valueStart, valueEnd);
             }
+            if (!isSecret(m.group(1), value)) {
+                continue; // a working directory under PWD: the search goes on after it
+            }
+            // "Bearer <redacted:1>", as in a header: the token's placeholder is the one it has elsewhere.
+            Matcher scheme = VALUE_SCHEME.matcher(value);
+            String redacted = scheme.matches() ? scheme.group(1) + placeholder.apply(scheme.group(2))
+                    : placeholder.apply(value);
+            String replacement = text.startsWith(quote, valueStart) ? quote + redacted + quote : redacted;
             if (sb == null) {
                 sb = new StringBuilder(text.length());
             }
@@ -308,6 +379,19 @@ public final class SecretRedactor {
             last = m.end();
         } while (m.find());
         return sb.append(text, last, text.length()).toString();
+    }
+
+    /**
+     * Whether a secret, once recognised, is distinctive enough to be looked for as it is in other
+     * text, where nothing gives it away: at least {@value #DISTINCTIVE_LENGTH} characters that
+     * look random (a digit, a sign of base64, or an upper-case letter right after a lower-case
+     * one). A password of {@code undefined} or {@code changeme} is still redacted where it is
+     * recognised, but searching for it everywhere else would blank out an ordinary word.
+     *
+     * @param secret a recognised secret, as {@link #redact(String, UnaryOperator)} gives it
+     */
+    public static boolean isDistinctive(String secret) {
+        return secret.length() >= DISTINCTIVE_LENGTH && looksRandom(secret);
     }
 
     /** A digit, a sign of base64 ({@code + / =}), or an upper-case letter right after a lower-case one. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,6 +59,72 @@ class RedactorTest {
                 + "{\"message\":\"Basic usage of the token bucket\"}}}";
         assertThat(redactor.message(json(text)).toString()).isEqualTo(text);
         assertThat(redactor.secretsSeen()).isZero();
+    }
+
+    @Test
+    void aKnownValueUnderASecretLookingNameKeepsItsPlaceholderAndAnySchemeStaysOutOfIt() throws IOException {
+        // API_TOKEN's value, replaced as a known value first, is then the value of a member named like
+        // a secret: it must keep its placeholder, not get a second one (issue #34).
+        Redactor redactor = new Redactor(Set.of(), List.of(), List.of("v4lue-Of-the-token"));
+        assertThat(redactor.headers(List.of(Map.entry("Authorization", "Bearer v4lue-Of-the-token"))))
+                .containsExactly(Map.entry("Authorization", "Bearer <redacted:1>"));
+        JsonNode message = redactor.message(json("{\"params\":{\"arguments\":{\"api_token\":\"v4lue-Of-the-token\","
+                + "\"headers\":{\"authorization\":\"Bearer v4lue-Of-the-token\"}}},\"result\":{\"content\":[{\"text\":"
+                + "\"{\\n  \\\"API_TOKEN\\\": \\\"v4lue-Of-the-token\\\",\\n  \\\"PWD\\\": \\\"/srv/app\\\"\\n}\"}]}}"));
+        assertThat(message.toString()).isEqualTo("{\"params\":{\"arguments\":{\"api_token\":\"<redacted:1>\","
+                + "\"headers\":{\"authorization\":\"Bearer <redacted:1>\"}}},\"result\":{\"content\":[{\"text\":"
+                + "\"{\\n  \\\"API_TOKEN\\\": \\\"<redacted:1>\\\",\\n  \\\"PWD\\\": \\\"/srv/app\\\"\\n}\"}]}}");
+        assertThat(redactor.secretsSeen()).isEqualTo(1);
+    }
+
+    @Test
+    void aKnownValueAsShortAsADigitLeavesThePlaceholdersAlone() throws IOException {
+        Redactor redactor = new Redactor(Set.of(), List.of(), List.of("Zq8abcdefgh", "1"));
+        assertThat(redactor.message(json("{\"a\":\"Zq8abcdefgh then 1\"}")).toString())
+                .isEqualTo("{\"a\":\"<redacted:1> then <redacted:2>\"}");
+    }
+
+    @Test
+    void aDistinctiveSecretRecognisedOnceIsRedactedWhereverItStandsAfterwardsInEveryCassetteOfTheRecording()
+            throws IOException {
+        KnownSecrets known = new KnownSecrets(List.of());
+        Redactor first = new Redactor(Set.of(), List.of(), known, 0);
+        // In its own message, before the member that gives it away, too.
+        assertThat(first.message(json("{\"note\":\"key Zq8-c0ffee-42\",\"api_key\":\"Zq8-c0ffee-42\"}")).toString())
+                .isEqualTo("{\"note\":\"key <redacted:1>\",\"api_key\":\"<redacted:1>\"}");
+        assertThat(first.message(json("{\"text\":\"Echo: Zq8-c0ffee-42!\"}")).toString())
+                .isEqualTo("{\"text\":\"Echo: <redacted:1>!\"}");
+        assertThat(first.text("raw Zq8-c0ffee-42")).isEqualTo("raw <redacted:1>");
+        // Another session's cassette of the same recording: its own numbering, the same secret gone.
+        Redactor second = new Redactor(Set.of(), List.of(), known, 0);
+        assertThat(second.message(json("{\"id\":1,\"x\":\"-> Zq8-c0ffee-42\"}")).toString())
+                .isEqualTo("{\"id\":1,\"x\":\"-> <redacted:1>\"}");
+        // A bearer token in a header is one too.
+        assertThat(second.headers(List.of(Map.entry("Authorization", "Bearer eyJhbGciOi.x9Yz"))))
+                .containsExactly(Map.entry("Authorization", "Bearer <redacted:2>"));
+        assertThat(second.message(json("{\"t\":\"token eyJhbGciOi.x9Yz\"}")).toString())
+                .isEqualTo("{\"t\":\"token <redacted:2>\"}");
+    }
+
+    @Test
+    void aSecretThatLooksLikeAWordIsRedactedOnlyWhereItIsRecognisedAndAnEmptyOneNowhere() throws IOException {
+        Redactor redactor = new Redactor(Set.of(), List.of(), List.of());
+        assertThat(redactor.message(json("{\"password\":\"undefined\",\"token\":\"\"}")).toString())
+                .isEqualTo("{\"password\":\"<redacted:1>\",\"token\":\"\"}");
+        // The twin: searching for "undefined" everywhere would blank the word out of every message.
+        assertThat(redactor.message(json("{\"text\":\"x is undefined\"}")).toString())
+                .isEqualTo("{\"text\":\"x is undefined\"}");
+        assertThat(redactor.secretsSeen()).isEqualTo(1);
+    }
+
+    @Test
+    void redactEnvLooksInTheServersVariablesAndInTheEnvironmentAndRedactsBothValues() {
+        Recording recording = Recording.toFile(Path.of("unused")).redactEnv("API_TOKEN").redactEnv("ONLY_HERE")
+                .redactEnv("NOWHERE").environment(Map.of("API_TOKEN", "proxy-value", "ONLY_HERE", "here"));
+        Map<String, String> server = Map.of("API_TOKEN", "server-value", "NOWHERE", "");
+        assertThat(recording.secretValues(server)).containsExactly("server-value", "proxy-value", "here");
+        assertThat(recording.unsetVariables(server)).containsExactly("NOWHERE");
+        assertThat(recording.unsetVariables(Map.of("NOWHERE", "set"))).isEmpty();
     }
 
     @Test

@@ -2,6 +2,9 @@ package dev.mcpchaos.server.redact;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link SecretRedactor}: secret-named values and token-like values go; the rest stays as it was. */
@@ -19,7 +22,7 @@ class SecretRedactorTest {
                         + "\"accessToken\":\"" + R + "\",\"limit\":5}}");
         assertThat(SecretRedactor.redact("{\"headers\":{\"Authorization\":\"Bearer abc\",\"Cookie\":\"sid=1; b=2\","
                 + "\"X-Api-Key\":\"k\",\"Content-Type\":\"application/json\"}}"))
-                .isEqualTo("{\"headers\":{\"Authorization\":\"" + R + "\",\"Cookie\":\"" + R + "\","
+                .isEqualTo("{\"headers\":{\"Authorization\":\"Bearer " + R + "\",\"Cookie\":\"" + R + "\","
                         + "\"X-Api-Key\":\"" + R + "\",\"Content-Type\":\"application/json\"}}");
     }
 
@@ -27,13 +30,59 @@ class SecretRedactorTest {
     void secretNames() {
         for (String name : new String[] {"authorization", "Proxy-Authorization", "cookie", "Set-Cookie", "token",
             "access_token", "refresh_token", "id_token", "session-token", "api_key", "apikey", "api-key", "apiKey",
-            "x-api-key", "secret", "client_secret", "clientSecret", "password", "new_password", "passwd", "pwd",
+            "x-api-key", "secret", "client_secret", "clientSecret", "password", "new_password", "passwd", "pwd", "PWD",
+            "db_pwd", "MYSQL_PWD", "user-pwd", "userPwd",
             "private_key", "privateKey", "aws_secret_access_key", "secret_key", "passphrase", "credentials", "auth"}) {
             assertThat(SecretRedactor.isSecretName(name)).as(name).isTrue();
         }
         for (String name : new String[] {"progressToken", "max_tokens", "tokens", "key", "sort_key", "name",
-            "author", "tokenizer", "token_type", "cursor", "nextCursor", "description"}) {
+            "author", "tokenizer", "token_type", "cursor", "nextCursor", "description", "OLDPWD", "PWD_DIR", "cwd",
+            "dbpwd"}) {
             assertThat(SecretRedactor.isSecretName(name)).as(name).isFalse();
+        }
+    }
+
+    @Test
+    void pwdIsTheWorkingDirectoryWhenItsValueIsAPathAndAPasswordOtherwise() {
+        // The shell's PWD and OLDPWD, as an environment dump shows them: paths, no secrets.
+        String env = "{\"PWD\": \"/home/me/app\", \"OLDPWD\": \"/home/me\", \"pwd\": \"C:\\\\work\", "
+                + "\"cwd\": \"~/app\"}";
+        assertThat(SecretRedactor.redact(env)).isEqualTo(env);
+        assertThat(SecretRedactor.redact("PWD=/home/me/app\nOLDPWD=/home/me\nPWD_DIR=x"))
+                .isEqualTo("PWD=/home/me/app\nOLDPWD=/home/me\nPWD_DIR=x");
+        assertThat(SecretRedactor.redact("{\"out\":\"{\\\"PWD\\\":\\\"/srv\\\"}\"}"))
+                .isEqualTo("{\"out\":\"{\\\"PWD\\\":\\\"/srv\\\"}\"}");
+        // The twins: pwd as short for password, whose value is no path.
+        assertThat(SecretRedactor.redact("Server=db;Uid=sa;PWD=Xy7secret;")).isEqualTo("Server=db;Uid=sa;PWD=" + R + ";");
+        assertThat(SecretRedactor.redact("{\"user\":\"sa\",\"pwd\":\"hunter2\",\"MYSQL_PWD\":\"s3\",\"dbPwd\":42}"))
+                .isEqualTo("{\"user\":\"sa\",\"pwd\":\"" + R + "\",\"MYSQL_PWD\":\"" + R + "\",\"dbPwd\":" + R + "}");
+        assertThat(SecretRedactor.isSecret("PWD", "/home/me")).isFalse();
+        assertThat(SecretRedactor.isSecret("PWD", "hunter2")).isTrue();
+        assertThat(SecretRedactor.isSecret("password", "/looks/like/a/path")).as("only pwd is ambiguous").isTrue();
+    }
+
+    @Test
+    void aSecretThatAPassBeforeReplacedIsGivenToThePlaceholderFunctionAsItsPlaceholder() {
+        // The recorder replaces known values first, then asks for a secret-named member's value:
+        // it must be able to give "<p1>" back for "<p1>", not make a second placeholder.
+        List<String> asked = new ArrayList<>();
+        String out = SecretRedactor.redact("{\"API_TOKEN\": \"<p1>\"} Authorization: Bearer <p1>", found -> {
+            asked.add(found);
+            return found;
+        });
+        assertThat(out).isEqualTo("{\"API_TOKEN\": \"<p1>\"} Authorization: Bearer <p1>");
+        // The header-like text is not read as "Authorization: <Bearer>" when the token is a placeholder already.
+        assertThat(asked).containsExactly("<p1>");
+    }
+
+    @Test
+    void aSecretIsDistinctiveEnoughToBeLookedForEverywhereWhenLongAndRandomLooking() {
+        for (String secret : new String[] {"hunter2hunter2", "Zq8c0ffee", "abcDefghij", "dGVzdA=="}) {
+            assertThat(SecretRedactor.isDistinctive(secret)).as(secret).isTrue();
+        }
+        for (String secret : new String[] {"undefined", "changeme", "password", "k-1", "hunter2", "[redacted]",
+            "correct horse battery staple"}) {
+            assertThat(SecretRedactor.isDistinctive(secret)).as(secret).isFalse();
         }
     }
 
