@@ -333,14 +333,9 @@ class KubernetesPodIT {
 
     private static List<JsonNode> rendered() throws Exception {
         Path root = HostPeers.testPeersDir().getParent();
-        Path kubectl = Path.of("/usr/bin/kubectl");
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "kubectl"))) {
-                kubectl = Path.of(dir, "kubectl");
-                break;
-            }
-        }
-        assertThat(kubectl).as("kubectl (with kustomize) on PATH; see .ci/run").isExecutable();
+        // Skipped without kubectl as without the engine (failed with CI=true), not an assertion error.
+        Path kubectl = DockerEngine.requireTool("kubectl", "kubectl 1.21 or later, whose kustomize reads "
+                + "deploy/kubernetes; see .ci/run");
         String yaml = run(List.of(kubectl.toString(), "kustomize", root.resolve("deploy/kubernetes/base").toString()), true);
         return YAML.readerFor(JsonNode.class).<JsonNode>readValues(yaml).readAll();
     }

@@ -48,7 +48,7 @@ final class SchemaChecker {
         Schema meta = metaSchemas.computeIfAbsent(dialect, d -> SchemaRegistry.withDefaultDialect(DIALECTS.get(d))
                 .getSchema(SchemaLocation.of(d)));
         List<Error> errors = meta.validate(schema.toString(), InputFormat.JSON);
-        return errors.stream().limit(3).map(e -> e.toString() + " (against the " + dialect + " meta-schema)").toList();
+        return errors.stream().limit(3).map(e -> reason(e) + " (against the " + dialect + " meta-schema)").toList();
     }
 
     /**
@@ -71,10 +71,22 @@ final class SchemaChecker {
     /** Where {@code instance} breaks {@code schema}: at most three reasons, each with its place; empty when valid. */
     static List<String> violations(Schema schema, JsonNode instance) {
         try {
-            return schema.validate(instance.toString(), InputFormat.JSON).stream().limit(3).map(Error::toString).toList();
+            return schema.validate(instance.toString(), InputFormat.JSON).stream().limit(3).map(SchemaChecker::reason)
+                    .toList();
         } catch (RuntimeException failed) {
             return List.of(); // a schema the library cannot run: no verdict rather than a wrong one
         }
+    }
+
+    /**
+     * One reason, its place first: {@code /m: integer found, string expected}. The library writes
+     * the root's place as an empty path, which read as {@code arguments : required property ...}
+     * once the referee put what was validated before it; the root is named instead.
+     */
+    static String reason(Error error) {
+        String place = error.getInstanceLocation() == null || error.getInstanceLocation().getNameCount() == 0
+                ? "(root)" : error.getInstanceLocation().toString();
+        return place + ": " + error.getMessage();
     }
 
     private static String dialect(JsonNode schema) {

@@ -32,9 +32,15 @@ public record Violation(Check check, String detail, String session, Direction di
         return direction == Direction.CLIENT_TO_SERVER ? "c2s" : "s2c";
     }
 
+    /**
+     * One line: the check, the detail, where, and the excerpt. A finding that is about no one
+     * message (a server that would not exit) has an empty excerpt, as the referee never judges a
+     * blank line: the line says so rather than ending in a blank.
+     */
     @Override
     public String toString() {
         return check.id() + ": " + detail + " [" + session + " " + dir() + " #" + index
-                + (id != null ? " id=" + id : "") + (method != null ? " " + method : "") + "] " + excerpt;
+                + (id != null ? " id=" + id : "") + (method != null ? " " + method : "") + "] "
+                + (excerpt == null || excerpt.isEmpty() ? "(no message excerpt)" : excerpt);
     }
 }

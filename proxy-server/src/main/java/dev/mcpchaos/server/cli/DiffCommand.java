@@ -27,15 +27,18 @@ import java.util.concurrent.Callable;
 @Command(name = "diff",
         mixinStandardHelpOptions = true,
         description = {
-            "Compare the MCP contract (tools, resources, resource templates, prompts, and for cassettes the "
-                    + "error class of recorded calls) of two sides and classify each change as breaking or "
-                    + "compatible (docs/checks.md, \"Contract diff\"). Each side is a cassette file or a live "
-                    + "server (stdio or Streamable HTTP), asked for its lists itself.",
+            "Compare the MCP contract (tools, resources, resource templates, prompts, and the error class of "
+                    + "recorded calls) of two sides and classify each change as breaking or compatible "
+                    + "(docs/checks.md, \"Contract diff\"). Each side is a cassette file or a live server (stdio or "
+                    + "Streamable HTTP), asked for its lists itself. Only what both sides hold is compared; what one "
+                    + "lacks (a list a cassette never asked for, recorded calls a live side was not sent) is listed "
+                    + "as not compared.",
             "Exit code 0 when no change is breaking, 1 when one is (or any change with --fail-on compatible), "
                     + "2 on bad input."},
         footer = {"", "Examples:", "  mcp-chaos diff cassettes/v1.ndjson cassettes/v2.ndjson",
             "  mcp-chaos diff cassettes/v1.ndjson --new-server -- npx -y my-mcp-server",
-            "  mcp-chaos diff --old-server 'node old/server.js' --new-server 'node new/server.js' --junit diff.xml"})
+            "  mcp-chaos diff --replay-calls v1.ndjson --new-url http://127.0.0.1:3001/mcp",
+            "  mcp-chaos diff --old-server ./v1.sh --new-server ./v2.sh --junit diff.xml"})
 final class DiffCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -59,12 +62,21 @@ final class DiffCommand implements Callable<Integer> {
     Path json;
 
     @Option(names = "--junit", paramLabel = "FILE",
-            description = "Also write JUnit XML to FILE: one testcase per change, breaking ones failed.")
+            description = "Also write JUnit XML to FILE: one testcase per change, breaking ones failed, and a "
+                    + "skipped one per thing not compared.")
     Path junit;
 
     @Option(names = "--fail-on", paramLabel = "breaking|compatible", defaultValue = "breaking",
             description = "The least class of change that makes the exit code 1. Default: ${DEFAULT-VALUE}.")
     String failOn;
+
+    @Option(names = "--replay-calls",
+            description = {"Send the live side the tools/call requests the cassette side recorded, and compare the "
+                    + "class of each answer (result, isError, JSON-RPC error) as two cassettes' are. They run for real, "
+                    + "in recorded order, each once: a tool that writes, deletes or sends does it again, so use a test "
+                    + "instance. Calls of tools the live side does not list are not sent.",
+                "Without it, recorded calls are reported as not compared when the other side is live."})
+    boolean replayCalls;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "20",
             description = "How long to wait for each answer of a live server. Default: ${DEFAULT-VALUE}.")
@@ -96,11 +108,21 @@ final class DiffCommand implements Callable<Integer> {
         Contract before;
         Contract after;
         try {
-            before = side("old", oldServer, oldUrl, command, files);
-            after = side("new", newServer, newUrl, command, files);
+            Side old = side("old", oldServer, oldUrl, command, files);
+            Side now = side("new", newServer, newUrl, command, files);
             if (!files.isEmpty()) {
                 throw new OptionValueException("unexpected " + files + " (expected: two sides in all, old then new)");
             }
+            if (replayCalls && (old.cassette() == null) == (now.cassette() == null)) {
+                throw new OptionValueException("--replay-calls: " + (old.cassette() == null ? "both sides are live"
+                        : "both sides are cassettes") + " (expected: a cassette, whose recorded calls are sent, and a "
+                        + "live side, --old-server/--new-server or --old-url/--new-url)");
+            }
+            // Cassettes first: a live side is sent the calls the other side recorded.
+            Contract oldCassette = old.cassette() != null ? ContractSource.fromCassette(old.cassette()) : null;
+            Contract newCassette = now.cassette() != null ? ContractSource.fromCassette(now.cassette()) : null;
+            before = oldCassette != null ? oldCassette : live(old, replayCalls ? newCassette : null);
+            after = newCassette != null ? newCassette : live(now, replayCalls ? oldCassette : null);
         } catch (NoSuchFileException e) {
             spec.commandLine().getErr().println("mcp-chaos diff: '" + e.getFile() + "' does not exist (expected: a cassette file)");
             return 2;
@@ -108,7 +130,7 @@ final class DiffCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("mcp-chaos diff: " + e.getMessage());
             return 2;
         }
-        DiffReport report = new DiffReport(before.source(), after.source(), ContractDiff.diff(before, after));
+        DiffReport report = ContractDiff.compare(before, after);
         try {
             PrintWriter out = spec.commandLine().getOut();
             out.println("old: " + before.summary());
@@ -133,14 +155,21 @@ final class DiffCommand implements Callable<Integer> {
         return fails ? 1 : 0;
     }
 
+    /**
+     * One side, as given: a cassette file, a stdio command or a URL (exactly one of them).
+     *
+     * @param which {@code old} or {@code new}
+     */
+    private record Side(String which, Path cassette, List<String> command, java.net.URI url) {
+    }
+
     /** One side: a server when its option is given, else the next cassette file. */
-    private Contract side(String which, String server, java.net.URI url, List<String> tail, List<String> files)
-            throws IOException {
+    private Side side(String which, String server, java.net.URI url, List<String> tail, List<String> files) {
         if (url != null) {
             if (server != null) {
                 throw new OptionValueException("--" + which + "-url and --" + which + "-server (expected: one of them)");
             }
-            return ContractSource.fromUrl(url, Duration.ofSeconds(timeoutSeconds));
+            return new Side(which, null, null, url);
         }
         if (server != null) {
             List<String> command = server.isEmpty() ? tail
@@ -149,12 +178,20 @@ final class DiffCommand implements Callable<Integer> {
                 throw new OptionValueException("--" + which + "-server: no command (expected: --" + which
                         + "-server 'CMD' or --" + which + "-server -- CMD ARGS...)");
             }
-            return ContractSource.fromStdio(command, Duration.ofSeconds(timeoutSeconds));
+            return new Side(which, null, command, null);
         }
         if (files.isEmpty()) {
             throw new OptionValueException("no " + which + " side (expected: a cassette file or --" + which
                     + "-server)");
         }
-        return ContractSource.fromCassette(Path.of(files.remove(0)));
+        return new Side(which, Path.of(files.remove(0)), null, null);
+    }
+
+    /** Asks a live side for its contract, and sends it the calls {@code recorded} holds when given. */
+    private Contract live(Side side, Contract recorded) throws IOException {
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        java.util.Collection<Contract.Call> replay = recorded != null ? recorded.calls().values() : null;
+        return side.url() != null ? ContractSource.fromUrl(side.url(), timeout, replay)
+                : ContractSource.fromStdio(side.command(), timeout, replay);
     }
 }

@@ -30,15 +30,36 @@ public final class ContractDiff {
     private ContractDiff() {
     }
 
-    /** Every difference from {@code before} to {@code after}, in a stable order. */
+    /** The changes from {@code before} to {@code after} and what could not be compared: the whole report. */
+    public static DiffReport compare(Contract before, Contract after) {
+        return new DiffReport(before.source(), after.source(), diff(before, after), notCompared(before, after));
+    }
+
+    /**
+     * Every difference from {@code before} to {@code after}, in a stable order, in what both sides
+     * hold: a list one side does not have is not compared; an item is reported added only when the
+     * old side has its whole list, removed only when the new side has; a call only when both sides
+     * have its answer. {@link #notCompared} says what was left out.
+     */
     public static List<Change> diff(Contract before, Contract after) {
         Objects.requireNonNull(before, "before");
         Objects.requireNonNull(after, "after");
         List<Change> changes = new ArrayList<>();
-        tools(before.tools(), after.tools(), changes);
-        items("resource", before.resources(), after.resources(), changes);
-        items("resource template", before.templates(), after.templates(), changes);
-        prompts(before.prompts(), after.prompts(), changes);
+        if (comparable(before, after, ListKind.TOOLS)) {
+            tools(before.tools(), after.tools(), knows(before, ListKind.TOOLS), knows(after, ListKind.TOOLS), changes);
+        }
+        if (comparable(before, after, ListKind.RESOURCES)) {
+            items("resource", before.resources(), after.resources(), knows(before, ListKind.RESOURCES),
+                    knows(after, ListKind.RESOURCES), changes);
+        }
+        if (comparable(before, after, ListKind.TEMPLATES)) {
+            items("resource template", before.templates(), after.templates(), knows(before, ListKind.TEMPLATES),
+                    knows(after, ListKind.TEMPLATES), changes);
+        }
+        if (comparable(before, after, ListKind.PROMPTS)) {
+            prompts(before.prompts(), after.prompts(), knows(before, ListKind.PROMPTS), knows(after, ListKind.PROMPTS),
+                    changes);
+        }
         for (Map.Entry<String, String> call : new java.util.TreeMap<>(before.callOutcomes()).entrySet()) {
             String now = after.callOutcomes().get(call.getKey());
             if (now != null && !now.equals(call.getValue())) {
@@ -49,11 +70,91 @@ public final class ContractDiff {
         return changes;
     }
 
-    private static void tools(Map<String, JsonNode> before, Map<String, JsonNode> after, List<Change> changes) {
+    /**
+     * What {@link #diff} could not compare, and why: lists one side (or neither) holds, lists a
+     * side holds only in part, and recorded calls the other side has no answer to.
+     */
+    public static List<NotCompared> notCompared(Contract before, Contract after) {
+        List<NotCompared> gaps = new ArrayList<>();
+        for (ListKind kind : ListKind.values()) {
+            Contract.Listing old = before.listing(kind);
+            Contract.Listing now = after.listing(kind);
+            if (old.coverage() == Contract.Coverage.ABSENT && now.coverage() == Contract.Coverage.ABSENT) {
+                gaps.add(new NotCompared(kind.noun(), "neither side listed them (no answer to " + kind.method()
+                        + " in either)"));
+            } else if (old.coverage() == Contract.Coverage.ABSENT) {
+                gaps.add(new NotCompared(kind.noun(), before.source() + " " + old.why()));
+            } else if (now.coverage() == Contract.Coverage.ABSENT) {
+                gaps.add(new NotCompared(kind.noun(), after.source() + " " + now.why()));
+            } else {
+                if (old.coverage() == Contract.Coverage.PARTIAL) {
+                    gaps.add(new NotCompared(kind.noun() + " added", before.source() + " " + old.why()));
+                }
+                if (now.coverage() == Contract.Coverage.PARTIAL) {
+                    gaps.add(new NotCompared(kind.noun() + " removed", after.source() + " " + now.why()));
+                }
+            }
+        }
+        calls(before, after, "new", gaps);
+        calls(after, before, "old", gaps);
+        return gaps;
+    }
+
+    /** The calls {@code recorded} holds that {@code other} (the {@code otherName} side) has no answer to. */
+    private static void calls(Contract recorded, Contract other, String otherName, List<NotCompared> gaps) {
+        if (recorded.origin() != Contract.Origin.CASSETTE || recorded.calls().isEmpty()) {
+            return;
+        }
+        switch (other.origin()) {
+            case LIVE -> gaps.add(new NotCompared("recorded calls", Contract.count(recorded.calls().size(), "call")
+                    + " recorded in " + recorded.source() + ", not sent to the " + otherName
+                    + " side, a live server (--replay-calls sends them)"));
+            case LIVE_REPLAYED -> {
+                if (!other.unsentTools().isEmpty()) {
+                    gaps.add(new NotCompared("recorded calls", Contract.count(other.unsentTools().size(), "call")
+                            + " not sent to the " + otherName + " side: it does not list tool "
+                            + String.join(", ", new TreeSet<>(other.unsentTools()))));
+                }
+            }
+            case CASSETTE -> {
+                long only = recorded.calls().keySet().stream().filter(k -> !other.calls().containsKey(k)).count();
+                if (only > 0) {
+                    gaps.add(new NotCompared("recorded calls", Contract.count((int) only, "call") + " recorded only in "
+                            + recorded.source() + " (no call of the same tool with the same arguments in "
+                            + other.source() + ")"));
+                }
+            }
+        }
+    }
+
+    /** Whether both sides hold some of the list of {@code kind}. */
+    private static boolean comparable(Contract before, Contract after, ListKind kind) {
+        return before.listing(kind).coverage() != Contract.Coverage.ABSENT
+                && after.listing(kind).coverage() != Contract.Coverage.ABSENT;
+    }
+
+    /** Whether {@code side} holds all of the list of {@code kind}: what it lacks, it does not have. */
+    private static boolean knows(Contract side, ListKind kind) {
+        return side.listing(kind).coverage() == Contract.Coverage.COMPLETE;
+    }
+
+    /**
+     * @param oldWhole whether {@code before} is the old side's whole list: else a tool it lacks may be on a
+     *                 page it never fetched, and is not reported as added
+     * @param newWhole likewise for the new side, and tools reported removed
+     */
+    private static void tools(Map<String, JsonNode> before, Map<String, JsonNode> after, boolean oldWhole,
+                              boolean newWhole, List<Change> changes) {
         Set<String> removed = new TreeSet<>(before.keySet());
         removed.removeAll(after.keySet());
         Set<String> added = new TreeSet<>(after.keySet());
         added.removeAll(before.keySet());
+        if (!newWhole) {
+            removed.clear();
+        }
+        if (!oldWhole) {
+            added.clear();
+        }
         for (String old : List.copyOf(removed)) {
             for (String renamed : added) {
                 if (similar(before.get(old).path("inputSchema"), after.get(renamed).path("inputSchema"))) {
@@ -208,16 +309,20 @@ public final class ContractDiff {
 
     /** Resources and resource templates: by key; a changed mimeType breaks a reader of it. */
     private static void items(String noun, Map<String, JsonNode> before, Map<String, JsonNode> after,
-                              List<Change> changes) {
+                              boolean oldWhole, boolean newWhole, List<Change> changes) {
         String kind = noun.replace(' ', '-');
         for (String key : union(before.keySet(), after.keySet())) {
             String subject = noun + " " + key;
             JsonNode old = before.get(key);
             JsonNode now = after.get(key);
             if (now == null) {
-                changes.add(Change.breaking(kind + ".removed", subject, "removed"));
+                if (newWhole) {
+                    changes.add(Change.breaking(kind + ".removed", subject, "removed"));
+                }
             } else if (old == null) {
-                changes.add(Change.compatible(kind + ".added", subject, "added"));
+                if (oldWhole) {
+                    changes.add(Change.compatible(kind + ".added", subject, "added"));
+                }
             } else {
                 if (!old.path("mimeType").equals(now.path("mimeType"))) {
                     changes.add(Change.breaking(kind + ".mimeType", subject,
@@ -232,17 +337,22 @@ public final class ContractDiff {
         }
     }
 
-    private static void prompts(Map<String, JsonNode> before, Map<String, JsonNode> after, List<Change> changes) {
+    private static void prompts(Map<String, JsonNode> before, Map<String, JsonNode> after, boolean oldWhole,
+                                boolean newWhole, List<Change> changes) {
         for (String key : union(before.keySet(), after.keySet())) {
             String subject = "prompt " + key;
             JsonNode old = before.get(key);
             JsonNode now = after.get(key);
             if (now == null) {
-                changes.add(Change.breaking("prompt.removed", subject, "removed"));
+                if (newWhole) {
+                    changes.add(Change.breaking("prompt.removed", subject, "removed"));
+                }
                 continue;
             }
             if (old == null) {
-                changes.add(Change.compatible("prompt.added", subject, "added"));
+                if (oldWhole) {
+                    changes.add(Change.compatible("prompt.added", subject, "added"));
+                }
                 continue;
             }
             description(subject, old, now, changes);

@@ -11,19 +11,27 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The changes between two contracts, written as a table (for people), JSON, or JUnit XML (one
- * testcase per change, the breaking ones as failures, so CI shows them as failed tests).
+ * The changes between two contracts and what could not be compared, written as a table (for
+ * people), JSON, or JUnit XML (one testcase per change, the breaking ones as failures, so CI shows
+ * them as failed tests; one skipped testcase per thing not compared, never a passed one).
  *
- * @param oldSource what the old contract came from
- * @param newSource what the new one came from
- * @param changes   the changes, in order
+ * @param oldSource   what the old contract came from
+ * @param newSource   what the new one came from
+ * @param changes     the changes, in order
+ * @param notCompared what one side (or both) did not hold, so was not compared
  */
-public record DiffReport(String oldSource, String newSource, List<Change> changes) {
+public record DiffReport(String oldSource, String newSource, List<Change> changes, List<NotCompared> notCompared) {
 
     public DiffReport {
         Objects.requireNonNull(oldSource, "oldSource");
         Objects.requireNonNull(newSource, "newSource");
         changes = List.copyOf(changes);
+        notCompared = List.copyOf(notCompared);
+    }
+
+    /** A report of sides that held the same things: nothing left uncompared. */
+    public DiffReport(String oldSource, String newSource, List<Change> changes) {
+        this(oldSource, newSource, changes, List.of());
     }
 
     /** How many changes are breaking. */
@@ -31,11 +39,17 @@ public record DiffReport(String oldSource, String newSource, List<Change> change
         return changes.stream().filter(Change::breaking).count();
     }
 
-    /** An aligned text table, and a count line. */
+    /**
+     * An aligned text table, a line per thing not compared, and a count line. With no change it
+     * says {@code no changes}, or, when something was not compared, {@code no changes in what both
+     * sides have (N not compared)}: never a bare "no changes" over what was not looked at.
+     */
     public void writeTable(Writer out) throws IOException {
         out.write("contract diff: " + oldSource + " -> " + newSource + "\n");
         if (changes.isEmpty()) {
-            out.write("no changes\n");
+            writeNotCompared(out);
+            out.write(notCompared.isEmpty() ? "no changes\n"
+                    : "no changes in what both sides have (" + notCompared.size() + " not compared)\n");
             return;
         }
         int kindWidth = "change".length();
@@ -49,10 +63,18 @@ public record DiffReport(String oldSource, String newSource, List<Change> change
         for (Change change : changes) {
             out.write(String.format(format, change.classification(), change.kind(), change.subject(), change.detail()));
         }
-        out.write(changes.size() + " change(s), " + breakingCount() + " breaking\n");
+        writeNotCompared(out);
+        out.write(changes.size() + " change(s), " + breakingCount() + " breaking"
+                + (notCompared.isEmpty() ? "" : ", " + notCompared.size() + " not compared") + "\n");
     }
 
-    /** JSON: the two sources, counts, and the changes. */
+    private void writeNotCompared(Writer out) throws IOException {
+        for (NotCompared gap : notCompared) {
+            out.write("not compared: " + gap.subject() + ": " + gap.reason() + "\n");
+        }
+    }
+
+    /** JSON: the two sources, counts, the changes, and what was not compared ({@code notCompared}). */
     public void writeJson(Writer out) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = json.createObjectNode();
@@ -65,14 +87,21 @@ public record DiffReport(String oldSource, String newSource, List<Change> change
             list.addObject().put("classification", change.classification()).put("kind", change.kind())
                     .put("subject", change.subject()).put("detail", change.detail());
         }
+        ArrayNode gaps = root.putArray("notCompared");
+        for (NotCompared gap : notCompared) {
+            gaps.addObject().put("subject", gap.subject()).put("reason", gap.reason());
+        }
         json.writeValue(out, root);
     }
 
-    /** JUnit XML: a testsuite {@code mcp-chaos diff}, one testcase per change. */
+    /**
+     * JUnit XML: a testsuite {@code mcp-chaos diff}, one testcase per change, and one skipped
+     * testcase ({@code classname} {@code mcp-chaos.diff.not-compared}) per thing not compared.
+     */
     public void writeJunit(Writer out) throws IOException {
         out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        out.write("<testsuite name=\"mcp-chaos diff\" tests=\"" + changes.size() + "\" failures=\""
-                + breakingCount() + "\" errors=\"0\" skipped=\"0\">\n");
+        out.write("<testsuite name=\"mcp-chaos diff\" tests=\"" + (changes.size() + notCompared.size())
+                + "\" failures=\"" + breakingCount() + "\" errors=\"0\" skipped=\"" + notCompared.size() + "\">\n");
         out.write("  <properties>\n    <property name=\"old\" value=\"" + xml(oldSource) + "\"/>\n"
                 + "    <property name=\"new\" value=\"" + xml(newSource) + "\"/>\n  </properties>\n");
         for (Change change : changes) {
@@ -84,6 +113,10 @@ public record DiffReport(String oldSource, String newSource, List<Change> change
             } else {
                 out.write(">\n    <system-out>" + xml("compatible: " + change.detail()) + "</system-out>\n  </testcase>\n");
             }
+        }
+        for (NotCompared gap : notCompared) {
+            out.write("  <testcase classname=\"mcp-chaos.diff.not-compared\" name=\"" + xml(gap.subject())
+                    + "\">\n    <skipped message=\"" + xml(gap.reason()) + "\"/>\n  </testcase>\n");
         }
         out.write("</testsuite>\n");
     }

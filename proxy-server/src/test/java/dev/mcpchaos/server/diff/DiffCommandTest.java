@@ -56,6 +56,34 @@ class DiffCommandTest {
         return file;
     }
 
+    /**
+     * A cassette of exchanges, each a request's method and params and the result (or, starting with
+     * {@code "error"}, the error member) of its answer; a null answer is a request left unanswered.
+     */
+    private Path recording(String name, String... methodParamsAnswer) throws IOException {
+        seq = 0;
+        List<String> lines = new ArrayList<>(List.of(HEADER));
+        for (int i = 0, id = 1; i < methodParamsAnswer.length; i += 3, id++) {
+            lines.add(line("c2s", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + methodParamsAnswer[i]
+                    + "\",\"params\":" + methodParamsAnswer[i + 1] + "}"));
+            String answer = methodParamsAnswer[i + 2];
+            if (answer != null) {
+                lines.add(line("s2c", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ","
+                        + (answer.startsWith("\"error\"") ? answer : "\"result\":" + answer) + "}"));
+            }
+        }
+        Path file = dir.resolve(name);
+        Files.write(file, lines);
+        return file;
+    }
+
+    private static List<String> notCompared(Run run) {
+        List<String> subjects = new ArrayList<>();
+        run.json().path("notCompared").forEach(item -> subjects.add(item.path("subject").asText() + ": "
+                + item.path("reason").asText()));
+        return subjects;
+    }
+
     private static String tool(String name, String properties, String required, String extra) {
         return "{\"name\":\"" + name + "\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
                 + properties + ",\"required\":" + required + "}" + extra + "}";
@@ -188,5 +216,102 @@ class DiffCommandTest {
         exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "diff", a.toString());
         assertThat(exit).isEqualTo(2);
         assertThat(err.toString()).contains("no new side");
+    }
+
+    @Test
+    void listsACassetteNeverAskedForAreNotComparedAndTheOutputSaysSo() throws IOException {
+        // The old recording asked for tools only: the new side's resources and prompts are not
+        // "added", they are what the old side cannot tell (issue #34).
+        String tools = "{\"tools\":[" + tool("t", "{}", "[]", "") + "]}";
+        Path before = recording("a.ndjson", "tools/list", "{}", tools);
+        Path after = recording("b.ndjson", "tools/list", "{}", tools,
+                "resources/list", "{}", "{\"resources\":[{\"uri\":\"file:///a\",\"name\":\"a\"}]}",
+                "prompts/list", "{}", "{\"prompts\":[{\"name\":\"p\"}]}",
+                "resources/templates/list", "{}", null); // asked, never answered: not known either
+        Run run = diff(before, after, "--fail-on", "compatible");
+        assertThat(kinds(run)).isEmpty();
+        assertThat(run.exit()).isZero();
+        assertThat(notCompared(run)).containsExactly(
+                "resources: " + before + " never listed them (no answer to resources/list in it)",
+                "resource templates: neither side listed them (no answer to resources/templates/list in either)",
+                "prompts: " + before + " never listed them (no answer to prompts/list in it)");
+        assertThat(run.out()).contains("old: 1 tool, resources not listed, resource templates not listed, "
+                        + "prompts not listed, 0 recorded calls")
+                .contains("not compared: resources: " + before + " never listed them")
+                .contains("no changes in what both sides have (3 not compared)");
+    }
+
+    @Test
+    void aListOnlyPartlyRecordedReportsNoAdditionsToItButStillItsRemovals() throws IOException {
+        // The old recording holds the first page of tools/list and never followed its nextCursor:
+        // a tool the new side has and that page lacks may be on the pages never fetched.
+        Path before = recording("a.ndjson", "tools/list", "{}", "{\"tools\":[" + tool("a", "{}", "[]", "") + ","
+                + tool("gone", "{}", "[]", "") + "],\"nextCursor\":\"p2\"}");
+        Path after = recording("b.ndjson", "tools/list", "{}", "{\"tools\":[" + tool("a", "{}", "[]", "") + ","
+                + tool("b", "{}", "[]", "") + "]}");
+        Run run = diff(before, after);
+        assertThat(kinds(run)).containsExactly("breaking tool.removed tool gone");
+        assertThat(notCompared(run)).contains("tools added: " + before + " holds 1 page of tools/list and not "
+                + "the rest (a nextCursor it never followed)");
+    }
+
+    @Test
+    void callsRecordedOnOneSideOnlyAreNotComparedAndTheOutputSaysSo() throws IOException {
+        String tools = "{\"tools\":[" + tool("t", "{\"q\":{\"type\":\"string\"}}", "[]", "") + "]}";
+        Path before = recording("a.ndjson", "tools/list", "{}", tools,
+                "tools/call", "{\"name\":\"t\",\"arguments\":{\"q\":\"x\"}}", "{\"content\":[]}",
+                "tools/call", "{\"name\":\"t\",\"arguments\":{\"q\":\"y\"}}", "{\"content\":[],\"isError\":true}");
+        Path after = recording("b.ndjson", "tools/list", "{}", tools,
+                "tools/call", "{\"name\":\"t\",\"arguments\":{\"q\":\"y\"}}", "\"error\":{\"code\":-32602,\"message\":\"no\"}");
+        Run run = diff(before, after);
+        assertThat(kinds(run)).containsExactly("breaking call.error-class tools/call t {\"q\":\"y\"}");
+        assertThat(notCompared(run)).contains("recorded calls: 1 call recorded only in " + before
+                + " (no call of the same tool with the same arguments in " + after + ")");
+    }
+
+    /**
+     * A stdio server in sh: tool {@code ask} asks the client a question (sampling) before it
+     * answers, and answers only when refused; tool {@code die} exits.
+     */
+    private static final String ASKING_SERVER = String.join("\n",
+            "while IFS= read -r line; do",
+            "  id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p')",
+            "  case \"$line\" in",
+            "    *'\"method\":\"initialize\"'*) echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"result\":{\"protocolVersion\":"
+                    + "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}' ;;",
+            "    *'\"method\":\"tools/list\"'*) echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"result\":{\"tools\":["
+                    + "{\"name\":\"ask\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"die\",\"inputSchema\":"
+                    + "{\"type\":\"object\"}}]}}' ;;",
+            "    *'\"method\":\"tools/call\"'*'\"name\":\"ask\"'*)",
+            "      echo '{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"sampling/createMessage\",\"params\":{}}'",
+            "      IFS= read -r reply",
+            "      case \"$reply\" in *'\"id\":\"s1\"'*'-32601'*) echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"result\":"
+                    + "{\"content\":[]}}' ;; esac ;;",
+            "    *'\"method\":\"tools/call\"'*'\"name\":\"die\"'*) exit 3 ;;",
+            "    *'\"method\":\"notifications/'*) ;;",
+            "    *) echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"error\":{\"code\":-32601,\"message\":\"no\"}}' ;;",
+            "  esac",
+            "done");
+
+    @Test
+    void aReplayRefusesTheServersOwnRequestsAndClassesAServerThatExitsAsNoAnswer() throws IOException {
+        Path server = dir.resolve("asking-server.sh");
+        Files.writeString(server, ASKING_SERVER + "\n");
+        String tools = "{\"tools\":[{\"name\":\"ask\",\"inputSchema\":{\"type\":\"object\"}},"
+                + "{\"name\":\"die\",\"inputSchema\":{\"type\":\"object\"}}]}";
+        Path recorded = recording("a.ndjson", "tools/list", "{}", tools,
+                "tools/call", "{\"name\":\"ask\",\"arguments\":{}}", "{\"content\":[]}",
+                "tools/call", "{\"name\":\"die\"}", "{\"content\":[]}");
+        Path json = dir.resolve("replay.json");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "diff", "--json", json.toString(),
+                "--timeout", "10", "--replay-calls", recorded.toString(), "--new-server", "--", "sh", server.toString());
+        assertThat(exit).as(out + err.toString()).isEqualTo(1);
+        Run run = new Run(exit, out.toString(), err.toString(), JSON.readTree(json.toFile()));
+        // ask answered as recorded: the sampling request was refused, not left to hold up the answer.
+        assertThat(kinds(run)).containsExactly("breaking call.error-class tools/call die {}");
+        assertThat(run.json().at("/items/0/detail").asText()).isEqualTo("answered with result, now no answer");
+        assertThat(run.out()).contains("new: 2 tools, 0 resources, 0 resource templates, 0 prompts, 2 calls replayed");
     }
 }

@@ -48,6 +48,11 @@ public final class DeployTools {
         }
         dirs.add(Path.of("/usr/bin"));
         dirs.add(Path.of("/usr/local/bin"));
+        return requireTool(name, hint, dirs, "true".equalsIgnoreCase(System.getenv("CI")));
+    }
+
+    /** {@link #requireTool(String, String)} looking in {@code dirs}, on CI or not: the rule, testable. */
+    static Path requireTool(String name, String hint, List<Path> dirs, boolean onCi) {
         for (Path dir : dirs) {
             Path candidate = dir.resolve(name);
             if (Files.isExecutable(candidate)) {
@@ -55,7 +60,7 @@ public final class DeployTools {
             }
         }
         String reason = name + " not found on PATH (" + hint + ")";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        if (onCi) {
             throw new IllegalStateException("CI=true and " + reason);
         }
         Assumptions.abort("Skipped, " + reason + "; with CI=true this fails instead");

@@ -61,6 +61,11 @@ class DiffIT {
 
     /** Records a session with {@code server} through the proxy: tools/list and one failing call. */
     private static Path record(List<String> server, Path file) {
+        return record(server, file, client -> { });
+    }
+
+    /** {@link #record(List, Path)}, then {@code more} calls made with the same client. */
+    private static Path record(List<String> server, Path file, java.util.function.Consumer<McpSyncClient> more) {
         List<String> command = Tee.mcpChaosStdio("--record", file.toString()).apply(server);
         McpSyncClient client = TestPeers.stdioClient(command, line -> { }).build();
         try {
@@ -73,6 +78,7 @@ class DiffIT {
             } catch (McpError expectedInOneVariant) {
                 // the error-class variant answers with a JSON-RPC error
             }
+            more.accept(client);
         } finally {
             client.closeGracefully();
         }
@@ -80,7 +86,7 @@ class DiffIT {
         return file;
     }
 
-    /** Waits until the recorder has written an answer to {@code method}: it writes on its own thread. */
+    /** Waits until the recorder has written an answer to every request of {@code method}: it writes on its own thread. */
     private static void awaitAnswered(Path file, String method) {
         await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(() -> {
             try {
@@ -91,8 +97,10 @@ class DiffIT {
                 List<JsonNode> ids = new ArrayList<>();
                 cassette.entries().stream().filter(e -> method.equals(e.method()))
                         .forEach(e -> ids.add(e.message().get("id")));
-                return cassette.entries().stream().anyMatch(e -> e.method() == null && e.message() != null
-                        && ids.contains(e.message().get("id")));
+                List<JsonNode> answered = new ArrayList<>();
+                cassette.entries().stream().filter(e -> e.method() == null && e.message() != null)
+                        .forEach(e -> answered.add(e.message().get("id")));
+                return !ids.isEmpty() && answered.containsAll(ids);
             } catch (RuntimeException | IOException e) {
                 return false; // a line half written
             }
@@ -169,24 +177,28 @@ class DiffIT {
         assertThat(items.get(0).path("kind").asText()).isEqualTo("call.error-class");
         assertThat(items.get(0).path("detail").asText()).isEqualTo("answered with isError, now error -32602");
 
+        // One failed testcase for the change, and one skipped for each list neither recording asked
+        // for (resources, resource templates, prompts): not compared is never passed.
         Document junit = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(run.junit().toFile());
         Element suite = junit.getDocumentElement();
         assertThat(suite.getTagName()).isEqualTo("testsuite");
-        assertThat(suite.getAttribute("tests")).isEqualTo("1");
+        assertThat(suite.getAttribute("tests")).isEqualTo("4");
         assertThat(suite.getAttribute("failures")).isEqualTo("1");
-        NodeList cases = suite.getElementsByTagName("testcase");
-        assertThat(cases.getLength()).isEqualTo(1);
-        Element failure = (Element) ((Element) cases.item(0)).getElementsByTagName("failure").item(0);
-        assertThat(failure).isNotNull();
-        assertThat(failure.getAttribute("type")).isEqualTo("call.error-class");
+        assertThat(suite.getAttribute("skipped")).isEqualTo("3");
+        NodeList failures = suite.getElementsByTagName("failure");
+        assertThat(failures.getLength()).isEqualTo(1);
+        assertThat(((Element) failures.item(0)).getAttribute("type")).isEqualTo("call.error-class");
+        assertThat(suite.getElementsByTagName("skipped").getLength()).isEqualTo(3);
 
-        // Its twin: the same cassette on both sides is no change, and the JUnit suite has no testcase.
+        // Its twin: the same cassette on both sides is no change, and the JUnit suite fails nothing.
         Run same = diff(other.toString(), other.toString());
         assertThat(same.exit()).isZero();
         Element empty = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(same.junit().toFile())
                 .getDocumentElement();
         assertThat(empty.getAttribute("failures")).isEqualTo("0");
-        assertThat(empty.getElementsByTagName("testcase").getLength()).isZero();
+        assertThat(empty.getElementsByTagName("failure").getLength()).isZero();
+        assertThat(empty.getElementsByTagName("testcase").getLength())
+                .isEqualTo(empty.getElementsByTagName("skipped").getLength());
     }
 
     @Test
@@ -247,5 +259,100 @@ class DiffIT {
         Run run = diff(baseCassette.toString(), "--new-server", "--", tempDir.resolve("no-such-server").toString());
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.err()).contains("no-such-server").contains("does not start");
+    }
+
+    @Test
+    void aRecordedCallAgainstALiveSideIsSaidNotComparedAndReplayedOnlyWhenAsked() throws IOException {
+        // The error-class variant answers the recorded failing call with a JSON-RPC error where the
+        // base answered isError. Asked for lists only, the live side cannot show it: the output says
+        // the call was not compared instead of a bare "no changes" (issue #34).
+        Run asked = diffCassetteAgainst("error-class");
+        assertThat(asked.exit()).as(asked.out() + asked.err()).isZero();
+        assertThat(asked.json().path("changes").asInt()).isZero();
+        assertThat(asked.out()).contains("not compared: recorded calls: 1 call recorded in " + baseCassette
+                + ", not sent to the new side, a live server (--replay-calls sends them)");
+        assertThat(asked.json().path("notCompared").toString()).contains("recorded calls");
+
+        List<String> argv = new ArrayList<>(List.of("--replay-calls", baseCassette.toString(), "--new-server", "--"));
+        argv.addAll(peer("error-class"));
+        Run replayed = diff(argv.toArray(String[]::new));
+        assertThat(replayed.exit()).as(replayed.out() + replayed.err()).isEqualTo(1);
+        JsonNode items = replayed.json().path("items");
+        assertThat(items).as(replayed.out()).hasSize(1);
+        assertThat(items.get(0).path("kind").asText()).isEqualTo("call.error-class");
+        assertThat(items.get(0).path("detail").asText()).isEqualTo("answered with isError, now error -32602");
+        assertThat(replayed.out()).contains("new: 3 tools, 0 resources, 0 resource templates, 0 prompts, 1 call replayed")
+                .doesNotContain("not compared: recorded calls");
+
+        // Its twin: the base replayed on itself answers as recorded.
+        argv = new ArrayList<>(List.of("--replay-calls", baseCassette.toString(), "--new-server", "--"));
+        argv.addAll(peer("base"));
+        Run same = diff(argv.toArray(String[]::new));
+        assertThat(same.exit()).as(same.out() + same.err()).isZero();
+        assertThat(same.json().path("changes").asInt()).isZero();
+    }
+
+    @Test
+    void aReplayNeverCallsAToolTheLiveSideDoesNotList() throws IOException {
+        Path file = record(peer("base"), tempDir.resolve("with-delete.ndjson"), client -> client.callTool(
+                McpSchema.CallToolRequest.builder("delete_item").arguments(Map.of("id", "7")).build()));
+        List<String> argv = new ArrayList<>(List.of("--replay-calls", file.toString(), "--new-server", "--"));
+        argv.addAll(peer("tool-removed"));
+        Run run = diff(argv.toArray(String[]::new));
+        assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(1);
+        JsonNode items = run.json().path("items");
+        assertThat(items).as(run.out()).hasSize(1);
+        assertThat(items.get(0).path("kind").asText()).isEqualTo("tool.removed");
+        assertThat(run.out()).contains("not compared: recorded calls: 1 call not sent to the new side: "
+                + "it does not list tool delete_item");
+    }
+
+    @Test
+    void aCassetteThatNeverListedResourcesAgainstTheSameServerLiveHasNoChange() throws IOException {
+        // Recorded with tools/list only: server-everything's resources, templates and prompts are
+        // not "added" on the live side, they are what the recording cannot tell (issue #34).
+        Path file = tempDir.resolve("everything-tools-only.ndjson");
+        List<String> command = Tee.mcpChaosStdio("--record", file.toString())
+                .apply(TestPeers.serverEverythingStdioCommand());
+        McpSyncClient client = TestPeers.stdioClient(command, line -> { }).build();
+        try {
+            client.initialize();
+            client.listTools();
+        } finally {
+            client.closeGracefully();
+        }
+        awaitAnswered(file, "tools/list");
+        List<String> argv = new ArrayList<>(List.of(file.toString(), "--new-server", "--"));
+        argv.addAll(TestPeers.serverEverythingStdioCommand());
+        Run run = diff(argv.toArray(String[]::new));
+        assertThat(run.exit()).as(run.out() + run.err()).isZero();
+        assertThat(run.json().path("changes").asInt()).as(run.out()).isZero();
+        assertThat(run.out()).contains("not compared: resources: " + file + " never listed them")
+                .contains("not compared: prompts: " + file + " never listed them");
+    }
+
+    @Test
+    void recordedCallsReplayOnAStreamableHttpSide() throws IOException {
+        Path file = tempDir.resolve("everything-echo.ndjson");
+        List<String> command = Tee.mcpChaosStdio("--record", file.toString())
+                .apply(TestPeers.serverEverythingStdioCommand());
+        McpSyncClient client = TestPeers.stdioClient(command, line -> { }).build();
+        try {
+            client.initialize();
+            client.listTools();
+            client.callTool(McpSchema.CallToolRequest.builder("echo").arguments(Map.of("text", "hi")).build());
+            client.callTool(McpSchema.CallToolRequest.builder("no-such-tool").arguments(Map.of()).build());
+        } finally {
+            client.closeGracefully();
+        }
+        awaitAnswered(file, "tools/call");
+        try (HttpPeers.ServerEverything everything = HttpPeers.ServerEverything.start(
+                Files.createDirectories(tempDir.resolve("http-everything-replay")))) {
+            Run run = diff("--replay-calls", file.toString(), "--new-url", everything.endpoint().toString());
+            assertThat(run.exit()).as(run.out() + run.err()).isZero();
+            assertThat(run.json().path("changes").asInt()).as(run.out()).isZero();
+            assertThat(run.out()).contains(", 1 call replayed")
+                    .contains("1 call not sent to the new side: it does not list tool no-such-tool");
+        }
     }
 }

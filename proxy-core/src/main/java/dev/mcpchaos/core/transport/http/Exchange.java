@@ -1006,12 +1006,13 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (begun()) {
             return;
         }
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.UNREACHABLE,
-                String.valueOf(cause.getMessage()));
+        String notTls = UpstreamFailures.notTls(cause, config.upstream);
+        String reason = notTls != null ? notTls : String.valueOf(cause.getMessage());
+        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.UNREACHABLE, reason);
         log.info("{} {}: the upstream {} is unreachable ({}): answered 502", head.method(), head.uri(),
-                config.upstreamLabel, cause.getMessage());
-        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: cannot reach the upstream "
-                + config.upstreamLabel + ": " + cause.getMessage(), true);
+                config.upstreamLabel, reason);
+        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: " + (notTls != null ? notTls
+                : "cannot reach the upstream " + config.upstreamLabel + ": " + cause.getMessage()), true);
     }
 
     /** A fault closes the client's connection of this exchange. */

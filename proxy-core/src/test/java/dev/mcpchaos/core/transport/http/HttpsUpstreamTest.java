@@ -110,6 +110,40 @@ class HttpsUpstreamTest {
     }
 
     @Test
+    void aPlainHttpUpstreamBehindAnHttpsUrlIsSaidNotToAnswerTls() throws Exception {
+        // What a user gets who wrote https:// for a plain HTTP server (Node's, nginx): it answers the
+        // ClientHello with an HTTP 400, which Netty reports as a NotSslRecordException holding a hex
+        // dump of those bytes.
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            Thread server = new Thread(() -> answerEverythingWith400(plain), "plain-http-upstream");
+            server.setDaemon(true);
+            server.start();
+            int port = plain.getLocalPort();
+            proxy = HttpProxy.builder(URI.create("https://127.0.0.1:" + port + "/mcp")).start();
+            HttpResponse<String> response = ping();
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(response.body()).contains("\"id\":1")
+                    .contains("the upstream at 127.0.0.1:" + port + " did not answer TLS (is it plain http?)")
+                    .doesNotContain("NotSslRecordException").doesNotContain("cannot reach")
+                    .doesNotContainPattern("[0-9a-f]{16}"); // no hex dump of what it sent
+        }
+    }
+
+    /** A plain HTTP server's answer to bytes that are not HTTP, such as a TLS ClientHello. */
+    private static void answerEverythingWith400(java.net.ServerSocket plain) {
+        while (!plain.isClosed()) {
+            try (java.net.Socket socket = plain.accept()) {
+                socket.getInputStream().read(new byte[4096]);
+                socket.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+            } catch (IOException e) {
+                // closed at the test's end
+            }
+        }
+    }
+
+    @Test
     void certificateOfATrustedCaIsAccepted() throws Exception {
         proxy = proxyBuilder().trustedCa(caPem).start();
         HttpResponse<String> response = ping();
