@@ -54,8 +54,9 @@ public final class CheckReports {
                 Violation v = first.get(0);
                 sb.append("  first: ").append(v.detail()).append("\n    ").append(v.session()).append(' ')
                         .append(v.dir()).append(" #").append(v.index()).append(v.id() != null ? " id=" + v.id() : "")
-                        .append(v.method() != null ? " " + v.method() : "").append(": ").append(v.excerpt())
-                        .append('\n');
+                        .append(v.method() != null ? " " + v.method() : "")
+                        // a finding about no message (a server that would not exit) has no excerpt
+                        .append(v.excerpt().isEmpty() ? " (no message excerpt)" : ": " + v.excerpt()).append('\n');
             }
         }
         if (report.byFaultsCount() > 0) {

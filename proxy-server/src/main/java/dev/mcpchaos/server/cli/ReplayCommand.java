@@ -251,7 +251,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         // after the close: the referee has seen everything
         int code = chaos.checks.finish(System.err, failOnUnmatched && replay.unmatched() > 0 ? 1 : 0);
-        System.err.println("mcp-chaos: replay stopped; " + replay.served() + " requests answered from the cassettes, "
+        System.err.println("mcp-chaos: replay stopped; " + requests(replay.served()) + " answered from the cassettes, "
                 + replay.unmatched() + " without a recording");
         return code;
     }
@@ -302,5 +302,10 @@ final class ReplayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new OptionValueException("--match-ignore: " + e.getMessage());
         }
+    }
+
+    /** {@code 1 request}, {@code 2 requests}. */
+    static String requests(long n) {
+        return n + (n == 1 ? " request" : " requests");
     }
 }

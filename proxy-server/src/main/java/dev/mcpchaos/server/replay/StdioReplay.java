@@ -100,8 +100,9 @@ public final class StdioReplay {
         } catch (java.io.UncheckedIOException e) {
             throw e.getCause(); // a write failed: the client (or the proxy) is gone
         }
-        log.info("replay: the client's input ended; {} requests answered from the cassettes, {} without a recording",
-                served.get(), unmatched.get());
+        long n = served.get();
+        log.info("replay: the client's input ended; {} {} answered from the cassettes, {} without a recording", n,
+                n == 1 ? "request" : "requests", unmatched.get());
     }
 
     private void serveLines(InputStream in, OutputStream out) throws IOException {

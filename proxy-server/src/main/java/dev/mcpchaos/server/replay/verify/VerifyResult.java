@@ -53,7 +53,8 @@ public record VerifyResult(List<Item> items) {
             b.append('\n');
         }
         long same = items.stream().filter(i -> "same".equals(i.verdict())).count();
-        b.append(same).append('/').append(items.size()).append(" requests answered as recorded\n");
+        b.append(same).append('/').append(items.size()).append(items.size() == 1 ? " request" : " requests")
+                .append(" answered as recorded\n");
         return b.toString();
     }
 }
