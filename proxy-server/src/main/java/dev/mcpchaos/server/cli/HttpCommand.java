@@ -146,6 +146,7 @@ final class HttpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        chaos.checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
         LiveConsole live = chaos.openLiveView();
         try {
             return run(live);

@@ -163,6 +163,7 @@ final class ReplayCommand implements Callable<Integer> {
             throw new OptionValueException("--update: only with --verify or --verify-url (expected: replay FILE "
                     + "--verify --update -- COMMAND...)");
         }
+        chaos.checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
         OnExhausted exhausted = parseOnExhausted(onExhausted);
         Timing pace = parseTiming(timing);
         Matching matching = parseMatching(match, matchIgnore);

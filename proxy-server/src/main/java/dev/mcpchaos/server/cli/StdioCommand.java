@@ -87,6 +87,7 @@ final class StdioCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        chaos.checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
         // Before System.out is pointed at System.err, so that a stray print lands above the view too.
         LiveConsole live = chaos.openLiveView();
         try {
