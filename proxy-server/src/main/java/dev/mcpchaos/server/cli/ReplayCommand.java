@@ -202,8 +202,10 @@ final class ReplayCommand implements Callable<Integer> {
         }
         int code = 1; // kept only if waiting for the end fails, and then the failure goes on
         try {
-            proxy.exitCode().join();
-            code = failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+            // The replayed server's own code first: 137 after a crash rule (143 with signal TERM),
+            // as mcp-chaos stdio gives a killed server's.
+            int served = proxy.exitCode().join();
+            code = served != 0 ? served : failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
         } finally {
             proxy.close();
             code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
