@@ -20,7 +20,6 @@ import picocli.CommandLine.Parameters;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
-import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -183,9 +182,10 @@ final class ReplayCommand implements Callable<Integer> {
             return serveHttp(cassettes, exhausted, pace, matching);
         }
         StdioReplay replay = new StdioReplay(cassettes, exhausted, pace, matching);
-        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay)
-                .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
-                .clientOutput(protocol);
+        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay).clientOutput(protocol);
+        if (clientIn != null) {
+            builder.clientInput(clientIn); // else the proxy's stdin, which the proxy closes at the end
+        }
         chaos.applyTo(builder, null);
         McpChaosProxy.Running proxy;
         try {
