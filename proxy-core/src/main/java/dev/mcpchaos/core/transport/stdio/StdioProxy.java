@@ -101,7 +101,10 @@ public final class StdioProxy implements AutoCloseable {
             executor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-stdio", true));
             ownsExecutor = true;
         }
-        ByteBufAllocator alloc = config.alloc;
+        // The pooled allocator is read here, once the server was started, not when the builder
+        // was made: its class initialization (Netty's platform checks and arenas, tens of ms cold)
+        // then overlaps the server's own start-up instead of delaying it.
+        ByteBufAllocator alloc = config.alloc != null ? config.alloc : PooledByteBufAllocator.DEFAULT;
         toServer = new StreamWriter("server-stdin", process.stdin(), WRITE_HIGH_WATER_MARK,
                 e -> log.debug("the server's stdin closed: {}", e.toString()));
         toClient = new StreamWriter("client-stdout", config.clientOutput, WRITE_HIGH_WATER_MARK,
@@ -435,7 +438,8 @@ public final class StdioProxy implements AutoCloseable {
         private Duration exitTimeout = Duration.ofSeconds(5);
         private Duration terminateTimeout = Duration.ofSeconds(5);
         private EventExecutor executor;
-        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        /** Null for Netty's pooled allocator (see the constructor). */
+        private ByteBufAllocator alloc;
         private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(List<String> command) {
