@@ -28,10 +28,11 @@ final class StartUp {
     private static final Set<String> PROXY_COMMANDS = Set.of("stdio", "http", "demo", "replay");
 
     /**
-     * The commands that parse JSON into trees with jackson-databind before their first answer:
-     * the demo server its every message, replay its cassettes and every message.
+     * The commands that parse JSON into trees with jackson-databind's ObjectMapper before their
+     * first answer: replay its cassettes and every message. (The demo server reads and writes its
+     * trees without one: DemoJson.)
      */
-    private static final Set<String> TREE_COMMANDS = Set.of("demo-server", "replay");
+    private static final Set<String> TREE_COMMANDS = Set.of("replay");
 
     /** The warm-up may take this long on a busy machine before the command goes ahead anyway. */
     private static final long WARM_UP_WAIT_SECONDS = 10;
@@ -54,9 +55,9 @@ final class StartUp {
      * the main thread builds the command line (picocli's reflection, 0.1 s and more), what the
      * command will need first, on up to two threads: logging for a proxy command, then the
      * child-process machinery for stdio, Netty's buffer pool and jackson's non-blocking parser;
-     * and, beside it, jackson-databind's tree model for replay and the demo server (its first
-     * mapper alone costs 40-80 ms cold, for the date formats and locale data it sets up) and the
-     * rule file's YAML parser when rules are given. Netty's leak detection is off too unless
+     * and, beside it, jackson-databind's tree model for replay (its first mapper alone costs
+     * 40-80 ms cold, for the date formats and locale data it sets up) and the rule file's YAML
+     * parser when rules are given. Netty's leak detection is off too unless
      * {@code -Dio.netty.leakDetection.level} (or its old name) says otherwise: its sampling and
      * the pipeline's {@code touch} of every message were 7-8 % of the HTTP relay's Java samples,
      * and the test suite runs the proxy with paranoid detection that fails on any leak.
@@ -150,9 +151,10 @@ final class StartUp {
         }
     }
 
-    /** jackson-databind's trees as the cassettes, the replay and the demo server use them; the YAML parser. */
+    /** jackson-databind's trees as the cassettes and the replay use them; the YAML parser. */
     private void warmUpTrees(boolean rules) {
         try {
+            // As Cassette and StdioReplay use it: a tree read, written and printed.
             ObjectMapper json = JsonMapper.builder().build();
             JsonNode tree = json.readTree(SAMPLE_MESSAGE);
             json.writeValueAsBytes(tree);

@@ -84,7 +84,9 @@ class LauncherIT {
         assertThat(demo.exitCode).isZero();
         assertThat(demo.stdout).contains("\"id\":1", "\"serverInfo\"");
         assertThat(demo.stderr).contains("dev.mcpchaos.server.demo.DemoServer source: shared objects file",
-                "com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
+                "dev.mcpchaos.server.demo.DemoJson source: shared objects file")
+                .as("no ObjectMapper on the way to the demo server's answers (DemoJson)")
+                .doesNotContain("com.fasterxml.jackson.databind.ObjectMapper ");
 
         Path cassette = root.resolve("fixture.ndjson");
         Files.writeString(cassette, String.join("\n",
@@ -99,7 +101,8 @@ class LauncherIT {
         assertThat(replay.exitCode).isZero();
         assertThat(replay.stdout).contains("\"id\":1", "\"recorded\"");
         assertThat(replay.stderr).contains("dev.mcpchaos.server.replay.StdioReplay source: shared objects file",
-                "dev.mcpchaos.server.record.Cassette source: shared objects file");
+                "dev.mcpchaos.server.record.Cassette source: shared objects file",
+                "com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
     }
 
     @Test
