@@ -157,7 +157,10 @@ public final class McpChaosProxy {
             return this;
         }
 
-        /** Where the client's messages come from; default: this process's stdin. */
+        /**
+         * Where the client's messages come from; default: this process's stdin, closed when the
+         * session ends. A stream given here is left open.
+         */
         public StdioBuilder clientInput(InputStream in) {
             delegate.clientInput(in);
             return this;

@@ -46,10 +46,7 @@ final class DemoServerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (http == null) {
-            // stdout is the protocol: nothing else may print there, whatever a library does.
-            FileOutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
-            System.setOut(System.err);
-            return DemoServer.serve(new FileInputStream(FileDescriptor.in), protocolOut);
+            return serveStdio();
         }
         InetSocketAddress address;
         Duration keepAliveInterval;
@@ -80,6 +77,22 @@ final class DemoServerCommand implements Callable<Integer> {
         }
         System.err.println("mcp-chaos demo-server: stopped");
         return 0;
+    }
+
+    /**
+     * Serves over this process's stdin and stdout until stdin ends; the exit code. A failure is
+     * said in one line on stderr with code 1, as the command line says a command's failure.
+     */
+    static int serveStdio() {
+        // stdout is the protocol: nothing else may print there, whatever a library does.
+        FileOutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
+        System.setOut(System.err);
+        try {
+            return DemoServer.serve(new FileInputStream(FileDescriptor.in), protocolOut);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return 1;
+        }
     }
 
     /**

@@ -20,7 +20,6 @@ import picocli.CommandLine.Parameters;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
-import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -184,9 +183,10 @@ final class ReplayCommand implements Callable<Integer> {
             return serveHttp(cassettes, exhausted, pace, matching);
         }
         StdioReplay replay = new StdioReplay(cassettes, exhausted, pace, matching);
-        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay)
-                .clientInput(clientIn != null ? clientIn : new FileInputStream(FileDescriptor.in))
-                .clientOutput(protocol);
+        McpChaosProxy.StdioBuilder builder = McpChaosProxy.replay(replay).clientOutput(protocol);
+        if (clientIn != null) {
+            builder.clientInput(clientIn); // else the proxy's stdin, which the proxy closes at the end
+        }
         chaos.applyTo(builder, null);
         McpChaosProxy.Running proxy;
         try {
@@ -203,8 +203,10 @@ final class ReplayCommand implements Callable<Integer> {
         }
         int code = 1; // kept only if waiting for the end fails, and then the failure goes on
         try {
-            proxy.exitCode().join();
-            code = failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
+            // The replayed server's own code first: 137 after a crash rule (143 with signal TERM),
+            // as mcp-chaos stdio gives a killed server's.
+            int served = proxy.exitCode().join();
+            code = served != 0 ? served : failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
         } finally {
             proxy.close();
             code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything

@@ -2,19 +2,14 @@ package dev.mcpchaos.server.demo;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -67,14 +62,11 @@ final class DemoHandler implements McpSessionHandler {
 
     static final String LOG_PREFIX = "[mcp-chaos-demo] ";
 
-    /** Shared and thread-safe once configured; both transports parse and write with it. */
-    static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
-                    // Jackson's default cap (20 M chars per string) is below what MAX_MESSAGE_BYTES allows.
-                    .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_MESSAGE_BYTES).build())
-                    .build())
-            // A message with trailing garbage is not one JSON value; answer it as a parse error.
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build();
+    /**
+     * Makes the nodes of every message; both transports parse and write them with {@link DemoJson}
+     * (no ObjectMapper on the way to a spawned demo server's first answer).
+     */
+    private static final JsonNodeFactory NODES = DemoJson.NODES;
 
     private final PrintStream log;
     private final String serverVersion;
@@ -93,7 +85,7 @@ final class DemoHandler implements McpSessionHandler {
         this.serverVersion = requireNonNull(serverVersion, "serverVersion");
         this.toolExecutor = requireNonNull(toolExecutor, "toolExecutor");
         this.unsolicited = requireNonNull(unsolicited, "unsolicited");
-        this.tools = new DemoTools(MAPPER.getNodeFactory());
+        this.tools = new DemoTools(DemoJson.NODES);
     }
 
     /**
@@ -103,7 +95,7 @@ final class DemoHandler implements McpSessionHandler {
      *     into the text of a -32700 reply
      */
     static JsonNode parse(byte[] bytes) throws IOException {
-        JsonNode message = MAPPER.readTree(bytes);
+        JsonNode message = DemoJson.read(bytes);
         if (message == null || message.isMissingNode()) {
             throw new IOException("no JSON value");
         }
@@ -119,11 +111,7 @@ final class DemoHandler implements McpSessionHandler {
 
     /** Compact UTF-8 JSON of {@code message}: one line, since JSON strings escape their newlines. */
     static byte[] toBytes(JsonNode message) {
-        try {
-            return MAPPER.writeValueAsBytes(message);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return DemoJson.write(message);
     }
 
     /**
@@ -156,7 +144,7 @@ final class DemoHandler implements McpSessionHandler {
             replies.add(handleOne(element, related));
         }
         return CompletableFuture.allOf(replies.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
-            ArrayNode answers = MAPPER.createArrayNode();
+            ArrayNode answers = NODES.arrayNode();
             for (CompletableFuture<JsonNode> reply : replies) {
                 JsonNode answer = reply.join();
                 if (answer != null) {
@@ -215,12 +203,12 @@ final class DemoHandler implements McpSessionHandler {
             case "initialize":
                 return done(result(id, initializeResult(params)));
             case "ping":
-                return done(result(id, MAPPER.createObjectNode()));
+                return done(result(id, NODES.objectNode()));
             case "logging/setLevel":
                 announceLogLevel(params);
-                return done(result(id, MAPPER.createObjectNode()));
+                return done(result(id, NODES.objectNode()));
             case "tools/list":
-                return done(result(id, MAPPER.createObjectNode().set("tools", tools.list())));
+                return done(result(id, NODES.objectNode().set("tools", tools.list())));
             case "tools/call":
                 return callTool(id, params, related);
             default:
@@ -239,7 +227,7 @@ final class DemoHandler implements McpSessionHandler {
         if (level == null || !LOG_LEVELS.contains(level)) {
             return;
         }
-        ObjectNode notification = MAPPER.createObjectNode();
+        ObjectNode notification = NODES.objectNode();
         notification.put("jsonrpc", "2.0");
         notification.put("method", "notifications/message");
         notification.putObject("params")
@@ -251,7 +239,7 @@ final class DemoHandler implements McpSessionHandler {
 
     private ObjectNode initializeResult(JsonNode params) {
         String requested = params == null ? null : params.path("protocolVersion").textValue();
-        ObjectNode result = MAPPER.createObjectNode();
+        ObjectNode result = NODES.objectNode();
         result.put("protocolVersion", requested != null && SUPPORTED_PROTOCOL_VERSIONS.contains(requested)
                 ? requested
                 : LATEST_PROTOCOL_VERSION);
@@ -328,7 +316,7 @@ final class DemoHandler implements McpSessionHandler {
             return DemoTools.ProgressReporter.NONE;
         }
         return (progress, total, message) -> {
-            ObjectNode notification = MAPPER.createObjectNode();
+            ObjectNode notification = NODES.objectNode();
             notification.put("jsonrpc", "2.0");
             notification.put("method", "notifications/progress");
             notification.putObject("params")
@@ -350,7 +338,7 @@ final class DemoHandler implements McpSessionHandler {
     }
 
     private static ObjectNode result(JsonNode id, JsonNode result) {
-        ObjectNode response = MAPPER.createObjectNode();
+        ObjectNode response = NODES.objectNode();
         response.put("jsonrpc", "2.0");
         response.set("id", id);
         response.set("result", result);
@@ -359,7 +347,7 @@ final class DemoHandler implements McpSessionHandler {
 
     /** A JSON-RPC error response; {@code id} {@code null} becomes JSON {@code null}, as JSON-RPC wants when it is unknown. */
     static ObjectNode error(JsonNode id, int code, String message) {
-        ObjectNode response = MAPPER.createObjectNode();
+        ObjectNode response = NODES.objectNode();
         response.put("jsonrpc", "2.0");
         response.set("id", id == null ? NullNode.getInstance() : id);
         response.putObject("error").put("code", code).put("message", message);

@@ -7,15 +7,24 @@ import picocli.CommandLine;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** {@code mcp-chaos replay}'s options on the command line: exit codes, --on-exhausted, --rules. */
 class ReplayCommandTest {
@@ -35,14 +44,27 @@ class ReplayCommandTest {
     }
 
     private Run run(String input, String... args) throws IOException {
-        Path cassette = dir.resolve("c.ndjson");
-        Files.writeString(cassette, CASSETTE);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        int code = runOn(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out, err, args);
+        return new Run(code, out.toString(StandardCharsets.UTF_8).lines().toList(), err.toString());
+    }
+
+    private int runOn(InputStream in, OutputStream out, String... args) {
+        return runOn(in, out, new StringWriter(), args);
+    }
+
+    private int runOn(InputStream in, OutputStream out, StringWriter err, String... args) {
+        Path cassette = dir.resolve("c.ndjson");
+        try {
+            Files.writeString(cassette, CASSETTE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         // As Main builds it, with this replay command on in-memory streams in place of stdin and stdout.
         CommandLine cli = new CommandLine(new Main());
-        cli.addSubcommand(new ReplayCommand(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out));
+        cli.addSubcommand(new ReplayCommand(in, out));
         cli.setDefaultValueProvider(new EnvironmentDefaults(new HashMap<>()));
-        StringWriter err = new StringWriter();
         cli.setErr(new PrintWriter(err, true));
         String[] all = new String[args.length + 4];
         all[0] = "replay";
@@ -50,8 +72,7 @@ class ReplayCommandTest {
         all[2] = "--quiet";
         all[3] = "--journal=off";
         System.arraycopy(args, 0, all, 4, args.length);
-        int code = Main.execute(cli, all);
-        return new Run(code, out.toString(StandardCharsets.UTF_8).lines().toList(), err.toString());
+        return Main.execute(cli, all);
     }
 
     private static final String CALL = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"n\"}}\n";
@@ -98,6 +119,54 @@ class ReplayCommandTest {
         assertThat(run.out()).hasSize(2);
         assertThat(run.out().get(0)).contains("\"id\":5", "-32603", "injected");
         assertThat(run.out().get(1)).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"v\":1}}");
+    }
+
+    /** docs/record-replay.md: a crash rule ends the replayed server as SIGKILL ends a live one, and the exit says so. */
+    @Test
+    void aCrashRuleEndsTheReplayWithTheKilledServersCode137AsStdioDoes() throws IOException {
+        Path rules = dir.resolve("crash.yaml");
+        Files.writeString(rules, "rules:\n  - name: crash-it\n    match: {direction: client_to_server, method: tools/call}\n"
+                + "    fault: {type: crash}\n");
+        Run run = run(CALL, "--rules", rules.toString());
+        assertThat(run.out()).as("the request went nowhere").isEmpty();
+        assertThat(run.code()).isEqualTo(137);
+    }
+
+    @Test
+    void theKilledServersCodeWinsOverFailOnUnmatched() throws Exception {
+        Path rules = dir.resolve("crash.yaml");
+        Files.writeString(rules, "rules:\n  - name: crash-on-n\n"
+                + "    match: {direction: client_to_server, kind: request, method: tools/call, tool: n}\n"
+                + "    fault: {type: crash}\n");
+        // The client's input stays open, as a client's does: the crash alone ends the session, and
+        // the call with no recording is answered (and counted) before the one that crashes is sent.
+        PipedOutputStream client = new PipedOutputStream();
+        PipedInputStream in = new PipedInputStream(client);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<Integer> code = CompletableFuture.supplyAsync(
+                () -> runOn(in, out, "--rules", rules.toString(), "--fail-on-unmatched"));
+        try (client) {
+            client.write(OTHER.getBytes(StandardCharsets.UTF_8));
+            client.flush();
+            await("the answer to the call with no recording").atMost(Duration.ofSeconds(30))
+                    .until(() -> out.toString(StandardCharsets.UTF_8).contains("-32601"));
+            client.write(CALL.getBytes(StandardCharsets.UTF_8));
+            client.flush();
+
+            assertThat(code.get(30, TimeUnit.SECONDS)).as("the crash ended the session, not the unmatched request")
+                    .isEqualTo(137);
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
+    }
+
+    @Test
+    void aCrashRuleWithSignalTermEndsTheReplayWithCode143() throws IOException {
+        Path rules = dir.resolve("term.yaml");
+        Files.writeString(rules, "rules:\n  - name: stop-it\n    match: {direction: client_to_server, method: tools/call}\n"
+                + "    fault: {type: crash, signal: TERM}\n");
+        Run run = run(CALL, "--rules", rules.toString());
+        assertThat(run.out()).isEmpty();
+        assertThat(run.code()).isEqualTo(128 + 15);
     }
 
     @Test

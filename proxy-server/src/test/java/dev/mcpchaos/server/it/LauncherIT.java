@@ -74,6 +74,37 @@ class LauncherIT {
         assertThat(root.resolve("proxy-server/target")).isDirectoryNotContaining("glob:**.{tmp,classes}");
     }
 
+    /** Issue #34: a fixture spawned per test is often the demo server or a replay, not stdio. */
+    @Test
+    void theArchiveHoldsTheClassesOfTheDemoServerAndOfAReplayToo() throws Exception {
+        assertThat(launch(Map.of()).exitCode).isZero();
+        Map<String, String> classLog = Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr");
+
+        Run demo = launch(classLog, INITIALIZE, "demo-server");
+        assertThat(demo.exitCode).isZero();
+        assertThat(demo.stdout).contains("\"id\":1", "\"serverInfo\"");
+        assertThat(demo.stderr).contains("dev.mcpchaos.server.demo.DemoServer source: shared objects file",
+                "dev.mcpchaos.server.demo.DemoJson source: shared objects file")
+                .as("no ObjectMapper on the way to the demo server's answers (DemoJson)")
+                .doesNotContain("com.fasterxml.jackson.databind.ObjectMapper ");
+
+        Path cassette = root.resolve("fixture.ndjson");
+        Files.writeString(cassette, String.join("\n",
+                "{\"type\":\"header\",\"format\":\"mcp-chaos-cassette\",\"version\":1,\"transport\":\"stdio\","
+                        + "\"recordedAt\":\"2026-12-02T06:00:00Z\",\"recorder\":\"test\"}",
+                "{\"type\":\"message\",\"seq\":0,\"t\":0,\"dir\":\"c2s\",\"session\":\"stdio\",\"message\":"
+                        + "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}}",
+                "{\"type\":\"message\",\"seq\":1,\"t\":1,\"dir\":\"s2c\",\"session\":\"stdio\",\"message\":"
+                        + "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                        + "\"serverInfo\":{\"name\":\"recorded\",\"version\":\"0\"}}}}") + "\n");
+        Run replay = launch(classLog, INITIALIZE, "replay", cassette.toString(), "--quiet");
+        assertThat(replay.exitCode).isZero();
+        assertThat(replay.stdout).contains("\"id\":1", "\"recorded\"");
+        assertThat(replay.stderr).contains("dev.mcpchaos.server.replay.StdioReplay source: shared objects file",
+                "dev.mcpchaos.server.record.Cassette source: shared objects file",
+                "com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
+    }
+
     @Test
     void aJarNewerThanTheArchiveGetsANewOne() throws Exception {
         assertThat(launch(Map.of()).exitCode).isZero();
@@ -152,7 +183,12 @@ class LauncherIT {
     }
 
     private Run launch(Map<String, String> environment) throws Exception {
-        List<String> command = new ArrayList<>(List.of(root.resolve("mcp-chaos").toString(), "stdio", "--quiet", "--", "cat"));
+        return launch(environment, INITIALIZE, "stdio", "--quiet", "--", "cat");
+    }
+
+    private Run launch(Map<String, String> environment, String input, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(root.resolve("mcp-chaos").toString()));
+        command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         Path javaHome = TestPeers.java().getParent();
         builder.environment().put("PATH", javaHome + ":" + System.getenv("PATH"));
@@ -163,7 +199,7 @@ class LauncherIT {
         CompletableFuture<String> stdout = drain(process.getInputStream());
         CompletableFuture<String> stderr = drain(process.getErrorStream());
         try (OutputStream in = process.getOutputStream()) {
-            in.write(INITIALIZE.getBytes(UTF_8));
+            in.write(input.getBytes(UTF_8));
         }
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();

@@ -18,12 +18,14 @@ import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.Closeable;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +56,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       then SIGTERM and {@link Builder#terminateTimeout(Duration) terminateTimeout} (default 5 s),
  *       then SIGKILL.</li>
  *   <li>When the child exits, whatever it wrote is relayed and flushed before
- *       {@link #exitCode()} completes with its exit code (128 + signal when a signal ended it).</li>
+ *       {@link #exitCode()} completes with its exit code (128 + signal when a signal ended it);
+ *       by then the proxy's own stdin, when it is the client's input, is closed and its reader
+ *       gone, so that the process can exit at once.</li>
  *   <li>{@link #signal(String)} passes TERM or INT on to the child, with SIGKILL after
  *       {@code terminateTimeout}.</li>
  * </ul>
@@ -97,7 +101,10 @@ public final class StdioProxy implements AutoCloseable {
             executor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-stdio", true));
             ownsExecutor = true;
         }
-        ByteBufAllocator alloc = config.alloc;
+        // The pooled allocator is read here, once the server was started, not when the builder
+        // was made: its class initialization (Netty's platform checks and arenas, tens of ms cold)
+        // then overlaps the server's own start-up instead of delaying it.
+        ByteBufAllocator alloc = config.alloc != null ? config.alloc : PooledByteBufAllocator.DEFAULT;
         toServer = new StreamWriter("server-stdin", process.stdin(), WRITE_HIGH_WATER_MARK,
                 e -> log.debug("the server's stdin closed: {}", e.toString()));
         toClient = new StreamWriter("client-stdout", config.clientOutput, WRITE_HIGH_WATER_MARK,
@@ -279,6 +286,13 @@ public final class StdioProxy implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (config.ownsClientInput) {
+            // The reader of the proxy's own stdin is blocked in a native read while the client
+            // keeps its end open. Closing the channel wakes it (FileChannel signals the thread),
+            // so it is gone before the process exits: JDK 17's exit waits at least 300 ms for
+            // threads in native code, and a client waiting for the process would see that wait.
+            closeQuietly(config.clientInput);
+        }
         if (ownsExecutor) {
             executor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
@@ -301,7 +315,7 @@ public final class StdioProxy implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(InputStream in) {
+    private static void closeQuietly(Closeable in) {
         try {
             in.close();
         } catch (IOException ignored) {
@@ -415,6 +429,8 @@ public final class StdioProxy implements AutoCloseable {
         private Path directory;
         private final Map<String, String> environment = new LinkedHashMap<>();
         private InputStream clientInput;
+        /** The client input is the proxy's stdin, opened by {@link #start()}: closed when the session ends. */
+        private boolean ownsClientInput;
         private OutputStream clientOutput;
         private OutputStream serverErrorOutput;
         private final List<FrameInterceptor> interceptors = new ArrayList<>();
@@ -422,7 +438,8 @@ public final class StdioProxy implements AutoCloseable {
         private Duration exitTimeout = Duration.ofSeconds(5);
         private Duration terminateTimeout = Duration.ofSeconds(5);
         private EventExecutor executor;
-        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        /** Null for Netty's pooled allocator (see the constructor). */
+        private ByteBufAllocator alloc;
         private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(List<String> command) {
@@ -451,9 +468,13 @@ public final class StdioProxy implements AutoCloseable {
             return this;
         }
 
-        /** Where the client's messages come from; default: the proxy's stdin. */
+        /**
+         * Where the client's messages come from; default: the proxy's stdin, which is then closed
+         * when the session ends. A stream given here is not closed by the proxy.
+         */
         public Builder clientInput(InputStream in) {
             this.clientInput = Objects.requireNonNull(in, "in");
+            this.ownsClientInput = false;
             return this;
         }
 
@@ -522,7 +543,10 @@ public final class StdioProxy implements AutoCloseable {
          */
         public StdioProxy start() throws ServerStartException {
             if (clientInput == null) {
-                clientInput = new FileInputStream(FileDescriptor.in);
+                // Through a channel, not the FileInputStream itself: closing a FileChannel wakes a
+                // thread blocked reading it, closing a FileInputStream does not (see finish).
+                clientInput = Channels.newInputStream(new FileInputStream(FileDescriptor.in).getChannel());
+                ownsClientInput = true;
             }
             if (clientOutput == null) {
                 clientOutput = new FileOutputStream(FileDescriptor.out);
