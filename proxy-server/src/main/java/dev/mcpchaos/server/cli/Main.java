@@ -52,12 +52,12 @@ public final class Main implements Runnable {
         if (args.length == 1 && args[0].equals("demo-server")) {
             // Nothing to parse: picocli's model of the command (its reflection, a third of a cold
             // demo server's time to its first answer) would be built only to call it. A test that
-            // spawns the demo server per test pays that on every spawn. It warms nothing up either:
-            // the demo server logs through no logger and parses with jackson-core alone.
+            // spawns the demo server per test pays that on every spawn. (StartUp warms nothing up
+            // for it: the demo server logs through no logger and parses with jackson-core alone.)
             System.exit(DemoServerCommand.serveStdio());
         }
-        CommandLine cli = commandLine(args); // picocli's reflection, while the warm-up runs beside it
-        startUp.awaitWarmUp();
+        CommandLine cli = commandLine(args); // picocli's reflection, while logging is set up beside it
+        startUp.awaitLogging();
         System.exit(execute(cli, args));
     }
 
