@@ -38,11 +38,21 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
     /** The variable an option of one of {@link #COMMANDS} is read from, or null when none is. */
     static String variableOf(ArgSpec arg) {
         if (!(arg instanceof OptionSpec option) || option.usageHelp() || option.versionHelp()
-                || option.command() == null || !COMMANDS.contains(option.command().name())
-                || option.longestName().equals("--env")) {
+                || option.command() == null) {
             return null;
         }
-        return PREFIX + option.longestName().replaceFirst("^-+", "").toUpperCase(Locale.ROOT).replace('-', '_');
+        return variableOf(option.command().name(), option.longestName());
+    }
+
+    /**
+     * The variable the option {@code longestName} of {@code command} is read from, or null when
+     * none is (help and version are left out by the caller).
+     */
+    static String variableOf(String command, String longestName) {
+        if (!COMMANDS.contains(command) || longestName.equals("--env")) {
+            return null;
+        }
+        return PREFIX + longestName.replaceFirst("^-+", "").toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 /** The {@code mcp-chaos} command line. */
@@ -55,6 +56,13 @@ public final class Main implements Runnable {
             // spawns the demo server per test pays that on every spawn. (StartUp warms nothing up
             // for it: the demo server logs through no logger and parses with jackson-core alone.)
             System.exit(DemoServerCommand.serveStdio());
+        }
+        // A plain stdio or replay command line is filled without picocli, whose start-up was a
+        // quarter of a fixture's time to its first answer; anything else goes to picocli as before.
+        Callable<Integer> plain = FastStart.parse(args, System.getenv());
+        if (plain != null) {
+            startUp.awaitLogging();
+            System.exit(FastStart.run(plain));
         }
         CommandLine cli = commandLine(args); // picocli's reflection, while logging is set up beside it
         startUp.awaitLogging();

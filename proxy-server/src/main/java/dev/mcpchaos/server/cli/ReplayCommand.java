@@ -120,6 +120,11 @@ final class ReplayCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Where messages for the user go: picocli's error writer, or stderr when FastStart filled this command. */
+    private java.io.PrintWriter err() {
+        return spec != null ? spec.commandLine().getErr() : new java.io.PrintWriter(System.err, true);
+    }
+
     /** The client's side; null: this process's stdin and stdout. */
     private final InputStream clientIn;
     private final OutputStream clientOut;
@@ -171,10 +176,10 @@ final class ReplayCommand implements Callable<Integer> {
             try {
                 cassettes.add(readFile(file, matching));
             } catch (CassetteException e) {
-                spec.commandLine().getErr().println("mcp-chaos: " + e.getMessage());
+                err().println("mcp-chaos: " + e.getMessage());
                 return StdioCommand.RULES_REFUSED;
             } catch (IOException e) {
-                spec.commandLine().getErr().println("mcp-chaos: " + file + ": cannot be read: " + e.getMessage()
+                err().println("mcp-chaos: " + file + ": cannot be read: " + e.getMessage()
                         + " (expected: a cassette file, or a transcript mcp-chaos import reads)");
                 return StdioCommand.RULES_REFUSED;
             }
@@ -263,7 +268,7 @@ final class ReplayCommand implements Callable<Integer> {
     private Cassette readFile(Path file, Matching matching) throws IOException {
         ReplayFile read = ReplayFile.read(file);
         if (read.imported()) {
-            java.io.PrintWriter err = spec.commandLine().getErr();
+            java.io.PrintWriter err = err();
             int messages = read.importResult().messages();
             int secrets = read.importResult().secrets();
             err.println("mcp-chaos: replay: " + file + " is a transcript (direction/raw lines), imported on the fly ("

@@ -1,13 +1,8 @@
 package dev.mcpchaos.server.record;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.StreamWriteFeature;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.mcpchaos.core.frame.Direction;
 
 import java.io.BufferedReader;
@@ -41,19 +36,6 @@ public record Cassette(CassetteHeader header, List<CassetteEntry> entries, long 
     /** The format version this build writes and reads. */
     public static final int FORMAT_VERSION = 1;
 
-    /**
-     * Parses messages as they are: numbers keep their text ({@code 1.0} stays {@code 1.0}), a
-     * message must be one JSON value with nothing after it.
-     */
-    static final JsonMapper JSON = JsonMapper.builder()
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
-            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .build();
-
     public Cassette {
         Objects.requireNonNull(header, "header");
         entries = List.copyOf(entries);
@@ -86,7 +68,7 @@ public record Cassette(CassetteHeader header, List<CassetteEntry> entries, long 
             }
             JsonNode node;
             try {
-                node = JSON.readTree(line);
+                node = JsonTrees.read(line);
             } catch (JsonProcessingException e) {
                 throw new CassetteException(name + ":" + number + ": not JSON (" + e.getOriginalMessage()
                         + "; expected: one JSON object per line)");

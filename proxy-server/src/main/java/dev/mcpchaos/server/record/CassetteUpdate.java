@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.record;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -106,7 +107,7 @@ public final class CassetteUpdate {
 
     private static int highestPlaceholder(Cassette cassette) {
         int highest = 0;
-        Matcher inHeader = PLACEHOLDER.matcher(CassetteWriter.headerNode(cassette.header()).toString());
+        Matcher inHeader = PLACEHOLDER.matcher(JsonTrees.text(CassetteWriter.headerNode(cassette.header())));
         while (inHeader.find()) {
             highest = Math.max(highest, Integer.parseInt(inHeader.group(1)));
         }

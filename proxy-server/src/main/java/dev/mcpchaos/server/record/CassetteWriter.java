@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.record;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -8,7 +9,6 @@ import dev.mcpchaos.core.frame.Direction;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -63,7 +63,7 @@ public final class CassetteWriter implements AutoCloseable {
     }
 
     private void line(ObjectNode node) throws IOException {
-        out.write(Cassette.JSON.writeValueAsString(node));
+        out.write(JsonTrees.text(node));
         out.write('\n');
     }
 
@@ -153,10 +153,6 @@ public final class CassetteWriter implements AutoCloseable {
 
     /** The line as the writer would write it, without its newline; for tests and tools. */
     public static String toLine(CassetteEntry entry) {
-        try {
-            return Cassette.JSON.writeValueAsString(entryNode(entry));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return JsonTrees.text(entryNode(entry));
     }
 }

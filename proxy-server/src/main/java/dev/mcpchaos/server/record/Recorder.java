@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.record;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpchaos.core.codec.sse.SseFields;
 import dev.mcpchaos.core.frame.Direction;
@@ -560,7 +561,7 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
 
     private static JsonNode parse(byte[] bytes) {
         try {
-            return Cassette.JSON.readTree(bytes);
+            return JsonTrees.read(bytes);
         } catch (IOException e) {
             return null; // not JSON: recorded as text
         }

@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.record;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcpchaos.core.frame.Direction;
@@ -144,7 +145,7 @@ public final class TranscriptImport {
     private static Line objectLine(String text, String where, double lastTime) {
         JsonNode node;
         try {
-            node = Cassette.JSON.readTree(text);
+            node = JsonTrees.read(text);
         } catch (JsonProcessingException e) {
             throw new CassetteException(where + "not JSON (" + e.getOriginalMessage() + ")");
         }
@@ -194,7 +195,7 @@ public final class TranscriptImport {
 
     private static JsonNode parse(String raw) {
         try {
-            return Cassette.JSON.readTree(raw);
+            return JsonTrees.read(raw);
         } catch (JsonProcessingException e) {
             return null;
         }

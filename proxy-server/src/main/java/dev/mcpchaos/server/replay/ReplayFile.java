@@ -1,8 +1,8 @@
 package dev.mcpchaos.server.replay;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteEntry;
@@ -44,7 +44,6 @@ public final class ReplayFile {
     private static final Set<String> CASSETTE_LINE_TYPES = Set.of("header", "message", "gap");
     /** Requests that take no params by nature: one recorded without them says nothing. */
     private static final Set<String> PARAMLESS = Set.of("initialize", "ping");
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** What an error about a file that is not a cassette adds: the shapes of a transcript, which import reads too. */
     private static final String TRANSCRIPT_SHAPES = "{\"direction\":\"c2s\",\"raw\":\"{...}\"} lines (or dir, line, "
             + "message), or lines starting with > (client to server) and < (server to client)";
@@ -196,7 +195,7 @@ public final class ReplayFile {
                     return new FirstLine(null);
                 }
                 try {
-                    JsonNode type = JSON.readTree(trimmed).get("type");
+                    JsonNode type = JsonTrees.read(trimmed).get("type");
                     return new FirstLine(type != null && type.isTextual() && CASSETTE_LINE_TYPES.contains(type.asText())
                             ? type.asText() : null);
                 } catch (JsonProcessingException e) {

@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.replay;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -290,14 +291,12 @@ final class ReplayIndex {
             return null;
         }
         try {
-            return KEY_READER.readTree(key.substring(space + 1));
+            return JsonTrees.read(key.substring(space + 1));
         } catch (java.io.IOException e) {
             return null;
         }
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper KEY_READER =
-            new com.fasterxml.jackson.databind.ObjectMapper();
     private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("<redacted:\\d+>");
 
     static boolean matchesWithPlaceholders(JsonNode recorded, JsonNode live) {
@@ -392,7 +391,7 @@ final class ReplayIndex {
                     rest.set(field.getKey(), field.getValue());
                 }
             });
-            return method + " " + canonical(rest, false);
+            return method + " " + JsonTrees.text(canonical(rest, false));
         }
         if (method.equals("initialize")) {
             return method;
@@ -400,7 +399,7 @@ final class ReplayIndex {
         JsonNode params = compared.get("params");
         JsonNode canonical = canonical(params == null || params.isNull() ? JsonNodeFactory.instance.objectNode() : params,
                 true);
-        return method + " " + canonical;
+        return method + " " + JsonTrees.text(canonical);
     }
 
     /**
@@ -419,7 +418,7 @@ final class ReplayIndex {
         }
         ObjectNode named = JsonNodeFactory.instance.objectNode();
         named.set("name", canonical(name, false));
-        return method + " " + named;
+        return method + " " + JsonTrees.text(named);
     }
 
     private static JsonNode canonical(JsonNode node, boolean top) {

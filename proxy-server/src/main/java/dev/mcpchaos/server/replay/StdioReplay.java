@@ -1,8 +1,8 @@
 package dev.mcpchaos.server.replay;
 
+import dev.mcpchaos.server.internal.JsonTrees;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.server.record.Cassette;
@@ -34,7 +34,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class StdioReplay {
 
     private static final Logger log = LoggerFactory.getLogger(StdioReplay.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ReplayIndex index;
     private final AtomicLong served = new AtomicLong();
@@ -114,7 +113,7 @@ public final class StdioReplay {
             long arrival = System.nanoTime();
             JsonNode message;
             try {
-                message = JSON.readTree(line);
+                message = JsonTrees.read(line);
             } catch (JsonProcessingException e) {
                 write(out, Responder.error(null, -32700, "parse error: the line is not JSON (" + e.getOriginalMessage() + ")"));
                 continue;
@@ -163,7 +162,7 @@ public final class StdioReplay {
 
     private static void write(OutputStream out, JsonNode message) {
         try {
-            byte[] bytes = JSON.writeValueAsBytes(message);
+            byte[] bytes = JsonTrees.bytes(message);
             synchronized (out) { // the stdin reader and the timing thread both write, a line at a time
                 out.write(bytes);
                 out.write('\n');

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CassetteFormatTest {
 
     private static JsonNode json(String text) throws IOException {
-        return Cassette.JSON.readTree(text);
+        return dev.mcpchaos.server.internal.JsonTrees.read(text);
     }
 
     private static CassetteHeader header() throws IOException {

@@ -36,7 +36,7 @@ class CassetteUpdateTest {
         Path file = dir.resolve("c.ndjson");
         Files.writeString(file, String.join("\n", HEADER, REQUEST, ANSWER, OTHER) + "\n", StandardCharsets.UTF_8);
         Cassette original = Cassette.read(file);
-        JsonNode live = Cassette.JSON.readTree("{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{\"session\":\"live-session-secret\","
+        JsonNode live = dev.mcpchaos.server.internal.JsonTrees.read("{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{\"session\":\"live-session-secret\","
                 + "\"text\":\"new\",\"token\":\"" + JWT + "\"}}");
 
         int replaced = CassetteUpdate.write(original, Map.of(1L, live), file);

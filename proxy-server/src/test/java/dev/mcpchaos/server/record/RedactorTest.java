@@ -17,7 +17,7 @@ class RedactorTest {
     private static final String TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 
     private static JsonNode json(String text) throws IOException {
-        return Cassette.JSON.readTree(text);
+        return dev.mcpchaos.server.internal.JsonTrees.read(text);
     }
 
     @Test
