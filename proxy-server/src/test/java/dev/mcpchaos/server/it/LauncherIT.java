@@ -68,9 +68,16 @@ class LauncherIT {
         Run second = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr"));
         assertThat(second.exitCode).isZero();
         assertThat(second.stdout).isEqualTo(INITIALIZE);
-        assertThat(second.stderr).contains("dev.mcpchaos.server.cli.Main source: shared objects file");
-        // picocli's classes are Java 5 class files, which only a static archive takes.
-        assertThat(second.stderr).contains("picocli.CommandLine source: shared objects file");
+        assertThat(second.stderr).contains("dev.mcpchaos.server.cli.Main source: shared objects file",
+                "dev.mcpchaos.server.cli.FastStart source: shared objects file");
+        assertThat(second.stderr).as("a plain stdio command line is parsed without picocli (FastStart)")
+                .doesNotContain("picocli.CommandLine ");
+        // The other commands go through picocli, whose classes are Java 5 class files, which only a
+        // static archive takes; the training's usage run puts them there.
+        Run usage = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr"), "", "--help");
+        assertThat(usage.exitCode).isZero();
+        assertThat(usage.stdout).contains("Usage: mcp-chaos", "stdio", "replay");
+        assertThat(usage.stderr).contains("picocli.CommandLine source: shared objects file");
         assertThat(root.resolve("proxy-server/target")).isDirectoryNotContaining("glob:**.{tmp,classes}");
     }
 
@@ -102,7 +109,9 @@ class LauncherIT {
         assertThat(replay.stdout).contains("\"id\":1", "\"recorded\"");
         assertThat(replay.stderr).contains("dev.mcpchaos.server.replay.StdioReplay source: shared objects file",
                 "dev.mcpchaos.server.record.Cassette source: shared objects file",
-                "com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
+                "dev.mcpchaos.server.cli.FastStart source: shared objects file")
+                .as("no ObjectMapper on the way to a replay's answers (JsonTrees), and no picocli (FastStart)")
+                .doesNotContain("com.fasterxml.jackson.databind.ObjectMapper ", "picocli.CommandLine ");
     }
 
     @Test
