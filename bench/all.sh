@@ -24,7 +24,7 @@ RESULTS=${RESULTS:-$root/bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS"
 
 echo "building the proxy and the benchmarks from this checkout ..." >&2
-(cd "$root" && mvn -B -q -DskipTests package -pl proxy-server,benchmarks -am) >&2 || exit 1
+(cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli,benchmarks -am) >&2 || exit 1
 
 failed=()
 for c in $cases; do

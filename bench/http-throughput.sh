@@ -17,8 +17,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 . "$root/bench/lib/nginx.sh"
 # shellcheck source=bench/lib/wrk.sh
 . "$root/bench/lib/wrk.sh"
-jar="$root/proxy-server/target/mcp-chaos.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "nginx is needed: apt-get install nginx-light" >&2; exit 1; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)

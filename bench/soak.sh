@@ -4,7 +4,7 @@
 # in a process of its own: STDIO_CALLS calls over stdio (each a request and its answer through
 # the proxy: 500,000 calls are a million messages and more), then HTTP_CALLS calls over
 # Streamable HTTP (SSE answers). Each transport sends for at most its cap, then waits for what
-# is on its way. It is proxy-server's SoakIT with bigger numbers, run by failsafe, so Netty's
+# is on its way. It is mcp-chaos-cli's SoakIT with bigger numbers, run by failsafe, so Netty's
 # paranoid leak detection is on and any leak fails it, and it asserts what the CI run asserts:
 # per request id, 0 answers for a logged drop, 2 for a logged duplicate, 1 otherwise; the heap
 # after a full GC at the end within SOAK_HEAP_GROWTH_MB of the sample a tenth of the way in.
@@ -28,7 +28,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
 start=$(date +%s)
 status=0
 # shellcheck disable=SC2086 # MVN_ARGS is a list of options
-(cd "$root" && mvn -B ${MVN_ARGS:-} -pl proxy-server -am verify -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
+(cd "$root" && mvn -B ${MVN_ARGS:-} -pl mcp-chaos-cli -am verify -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
     -Dit.test=SoakIT -Dsoak.stdio.calls="$STDIO_CALLS" -Dsoak.http.calls="$HTTP_CALLS" \
     -Dsoak.stdio.cap.seconds="$STDIO_CAP" -Dsoak.http.cap.seconds="$HTTP_CAP" \
     -Dsoak.stdio.in.flight="$STDIO_IN_FLIGHT" -Dsoak.http.in.flight="$HTTP_IN_FLIGHT" \
@@ -37,7 +37,7 @@ end=$(date +%s)
 
 grep -E '^(stdio|http) soak:' "$work/mvn.log" | sed 's/; heap after GC: /\n  heap after GC: /' || true
 grep -E 'Tests run:.*SoakIT|<<< FAIL|Netty leak' "$work/mvn.log" || true
-for report in "$root"/proxy-server/target/failsafe-reports/*SoakIT.txt; do
+for report in "$root"/mcp-chaos-cli/target/failsafe-reports/*SoakIT.txt; do
   [ -f "$report" ] && grep -A12 '<<< FAIL' "$report" | head -40 || true
 done
 echo "wall time $((end - start)) s (build included); load average after $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,9 +12,9 @@
 # fit when it cannot, and says so. 127.0.0.1 only; bounded in count and time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-jar="$root/proxy-server/target/mcp-chaos.jar"
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 SESSIONS=${SESSIONS:-10000}
 CONNECT_RATE=${CONNECT_RATE:-500}

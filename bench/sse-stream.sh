@@ -12,9 +12,9 @@
 # Needs curl and nginx (apt-get install nginx-light). 127.0.0.1 only; every run is capped at 120 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-jar="$root/proxy-server/target/mcp-chaos.jar"
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 SMALL_EVENTS=${SMALL_EVENTS:-5000000}

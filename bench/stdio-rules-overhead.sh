@@ -4,8 +4,8 @@
 # of each. Bounded: COUNT messages per run, RUNS runs of each.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-jar="$root/proxy-server/target/mcp-chaos.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 COUNT=${COUNT:-1000000}
 RUNS=${RUNS:-5}
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT

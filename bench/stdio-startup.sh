@@ -8,9 +8,9 @@
 # Cases run round-robin, RUNS times each (default 10); each run is killed after 30 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-jar="$root/proxy-server/target/mcp-chaos.jar"
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 RUNS=${RUNS:-10}
 everything="${TEST_PEERS:-$root/test-peers}/node_modules/@modelcontextprotocol/server-everything/dist/index.js"

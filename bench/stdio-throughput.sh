@@ -13,9 +13,9 @@
 # CRC-32C. Bounded: a fixed message count per size.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-jar="$root/proxy-server/target/mcp-chaos.jar"
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
-[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+[ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 [ -f "$bench_jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl benchmarks -am)
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 sink=(java -cp "$bench_jar" dev.mcpchaos.bench.stdio.TimedSink)

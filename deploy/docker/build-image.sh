@@ -7,7 +7,7 @@
 # --base IMAGE (or MCP_CHAOS_BASE_IMAGE): the Java 17 image to build on. Default:
 #   eclipse-temurin:17-jre, which needs a registry. Without one, build a local base first with
 #   deploy/docker/build-base-image.sh and pass --base mcp-chaos-base:17-jlink.
-# --no-package: use proxy-server/target/mcp-chaos.jar as it is (CI packages it just before);
+# --no-package: use mcp-chaos-cli/target/mcp-chaos.jar as it is (CI packages it just before);
 #   by default the jar is built with Maven when it is missing.
 # --tag NAME:TAG: tag the image NAME:TAG only (not <version> and latest), to try a change
 #   without replacing the image others use.
@@ -31,14 +31,14 @@ done
 version="$(sed -n '/<artifactId>mcp-chaos-parent<\/artifactId>/,/<\/version>/s:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1)"
 [ -n "$version" ] || { echo "build-image.sh: no version found in $root/pom.xml" >&2; exit 1; }
 
-jar="$root/proxy-server/target/mcp-chaos.jar"
+jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 if [ ! -f "$jar" ]; then
   if [ "$package" = no ]; then
     echo "build-image.sh: $jar is missing (run mvn -DskipTests package, or drop --no-package)" >&2
     exit 1
   fi
-  # -DskipTests, not -Dmaven.test.skip: the modules share proxy-core's test-jar, which must exist.
-  (cd "$root" && mvn -B -q -DskipTests package -pl proxy-server -am)
+  # -DskipTests, not -Dmaven.test.skip: the modules share proxy-core's and proxy-server's test-jars, which must exist.
+  (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 fi
 
 context="$(mktemp -d)"

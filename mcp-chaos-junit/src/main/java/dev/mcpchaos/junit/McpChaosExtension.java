@@ -12,6 +12,7 @@ import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.RunningProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.demo.DemoServer;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
 import dev.mcpchaos.server.replay.HttpReplay;
@@ -581,10 +582,13 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
         settings.forEach(setting -> setting.accept(builder));
     }
 
-    /** The built-in demo server as a child process: this JVM's java and class path, {@code demo-server}. */
+    /**
+     * The built-in demo server as a child process: this JVM's java and class path, {@link DemoServer}'s
+     * main (the library's, not the command line's {@code demo-server}: a test's class path has no CLI).
+     */
     private static List<String> demoCommand() {
         return ChildJvm.command(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "dev.mcpchaos.server.cli.Main", "demo-server");
+                DemoServer.class.getName());
     }
 
     private static RuleSet load(String resource, Class<?> anchor) {

@@ -22,12 +22,13 @@ import java.util.function.Consumer;
  * the command that fixes it. Nothing is skipped silently: a test that cannot find its peer
  * must fail, or a broken machine would report a green build.
  *
- * <p>System properties (set by the failsafe configuration in {@code proxy-server/pom.xml}):
+ * <p>System properties (set by the failsafe configuration in {@code proxy-server/pom.xml} and
+ * {@code mcp-chaos-cli/pom.xml}, which alone sets {@code mcpchaos.jar}):
  * <ul>
  *   <li>{@code mcpchaos.testPeers}: the {@code test-peers} directory; when absent, the
  *       working directory and its parents are searched for a {@code test-peers/} folder
  *       (so a test started from an IDE finds it too);</li>
- *   <li>{@code mcpchaos.jar}: the shaded jar, {@code proxy-server/target/mcp-chaos.jar}.</li>
+ *   <li>{@code mcpchaos.jar}: the shaded jar, {@code mcp-chaos-cli/target/mcp-chaos.jar}.</li>
  * </ul>
  */
 public final class TestPeers {
@@ -138,12 +139,12 @@ public final class TestPeers {
         if (configured == null || configured.isBlank()) {
             throw new IllegalStateException("system property mcpchaos.jar is unset"
                     + " (expected: run through failsafe, `mvn -B verify`, which sets it to"
-                    + " proxy-server/target/mcp-chaos.jar)");
+                    + " mcp-chaos-cli/target/mcp-chaos.jar)");
         }
         Path jar = Path.of(configured).toAbsolutePath().normalize();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("mcp-chaos jar not found: " + jar
-                    + " (run: mvn -B -pl proxy-server -am package -DskipTests)");
+                    + " (run: mvn -B -pl mcp-chaos-cli -am package -DskipTests)");
         }
         return jar;
     }

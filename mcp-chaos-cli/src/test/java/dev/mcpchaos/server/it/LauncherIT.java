@@ -48,9 +48,9 @@ class LauncherIT {
         Files.copy(repository.resolve("mcp-chaos"), root.resolve("mcp-chaos"), StandardCopyOption.COPY_ATTRIBUTES);
         Files.createDirectories(root.resolve("examples"));
         Files.copy(repository.resolve("examples/slow-tool.yaml"), root.resolve("examples/slow-tool.yaml"));
-        jar = Files.createDirectories(root.resolve("proxy-server/target")).resolve("mcp-chaos.jar");
+        jar = Files.createDirectories(root.resolve("mcp-chaos-cli/target")).resolve("mcp-chaos.jar");
         Files.copy(TestPeers.mcpChaosJar(), jar);
-        archive = root.resolve("proxy-server/target/mcp-chaos.jsa");
+        archive = root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa");
     }
 
     @Test
@@ -63,7 +63,7 @@ class LauncherIT {
         assertThat(first.stderr).doesNotContain("SLF4J");
         assertThat(archive).isRegularFile();
         assertThat(Files.size(archive)).isGreaterThan(1024 * 1024);
-        assertThat(root.resolve("proxy-server/target/mcp-chaos.jsa.failed")).doesNotExist();
+        assertThat(root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa.failed")).doesNotExist();
 
         Run second = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr"));
         assertThat(second.exitCode).isZero();
@@ -78,7 +78,7 @@ class LauncherIT {
         assertThat(usage.exitCode).isZero();
         assertThat(usage.stdout).contains("Usage: mcp-chaos", "stdio", "replay");
         assertThat(usage.stderr).contains("picocli.CommandLine source: shared objects file");
-        assertThat(root.resolve("proxy-server/target")).isDirectoryNotContaining("glob:**.{tmp,classes}");
+        assertThat(root.resolve("mcp-chaos-cli/target")).isDirectoryNotContaining("glob:**.{tmp,classes}");
     }
 
     /** Issue #34: a fixture spawned per test is often the demo server or a replay, not stdio. */
