@@ -8,7 +8,7 @@ import java.util.List;
  * A family of the referee's checks (lifecycle, tools, HTTP headers, ...): the {@link Check}s it
  * makes (their ids, severities and summaries are the {@link Check} constants), why one could not
  * run on what was seen, and what it looks at as the {@link Tracker} follows each session. Every
- * family is in {@link #ALL}, and every check belongs to exactly one (a guard test holds both to
+ * family is in {@link CheckFamilies#ALL}, and every check belongs to exactly one (a guard test holds both to
  * docs/checks.md).
  *
  * <p>A hook only reads the session and reports through {@link Tracker#findings}; the tracker
@@ -17,10 +17,6 @@ import java.util.List;
  * docs/checks.md.
  */
 interface CheckFamily {
-
-    /** Every family, in the order their hooks run for a message. */
-    List<CheckFamily> ALL = List.of(new StdioChecks(), new JsonRpcChecks(), new LifecycleChecks(), new ToolChecks(),
-            new HttpHeaderChecks(), new ClientChecks());
 
     /** The checks this family makes. */
     List<Check> checks();

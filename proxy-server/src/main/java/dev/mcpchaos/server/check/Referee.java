@@ -24,7 +24,7 @@ import java.util.Set;
  *
  * <p>Inside, a {@link Tracker} follows each session (requests in flight, lifecycle, what reached
  * each peer, what faults excuse) and hands each message to the check families of
- * {@link CheckFamily#ALL}, one class per family of checks.
+ * {@link CheckFamilies#ALL}, one class per family of checks.
  */
 public final class Referee {
 
@@ -232,7 +232,7 @@ public final class Referee {
         }
         keptCopy.replaceAll((check, list) -> List.copyOf(list));
         Map<Check, String> notRun = new EnumMap<>(Check.class);
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             for (Check check : family.checks()) {
                 String why = countsCopy.getOrDefault(check, 0L) == 0 ? whyNotRun(family, check) : null;
                 if (why != null) {

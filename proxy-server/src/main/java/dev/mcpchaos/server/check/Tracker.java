@@ -169,7 +169,7 @@ final class Tracker {
     void request(TrackedSession s, Referee.Message m, Object id, String method, JsonNode params) {
         Direction d = m.direction();
         boolean fromClient = d == Direction.CLIENT_TO_SERVER;
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             family.requestSent(this, s, m, id, method);
         }
         if (fromClient && !method.equals("initialize")) {
@@ -187,7 +187,7 @@ final class Tracker {
         String tool = method.equals("tools/call") && params != null ? text(params.get("name")) : null;
         boolean firstPage = params == null || params.get("cursor") == null || params.get("cursor").isNull();
         Pending p = new Pending(id, method, tool, firstPage, m);
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             family.request(this, s, m, p, params, sessionless);
         }
         if (fromClient && method.equals("initialize")) {
@@ -205,7 +205,7 @@ final class Tracker {
     }
 
     private void clientWentOn(TrackedSession s, Referee.Message m, Object id, String method) {
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             family.clientWentOn(this, s, m, id, method);
         }
     }
@@ -232,7 +232,7 @@ final class Tracker {
                 s.cancelReached(m.direction(), cancelledId); // offline: sent is taken as received
             }
         }
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             family.notification(this, s, m, method, params);
         }
         if (!fromClient && method.equals("notifications/tools/list_changed")) {
@@ -267,7 +267,7 @@ final class Tracker {
         if (p != null && result != null && p.method.equals("initialize")) {
             s.initialized(result);
         }
-        for (CheckFamily family : CheckFamily.ALL) {
+        for (CheckFamily family : CheckFamilies.ALL) {
             family.response(this, s, m, id, p, error, result);
         }
     }

@@ -28,7 +28,7 @@ class CheckFamiliesTest {
 
     private static List<Check> registered() {
         List<Check> all = new ArrayList<>();
-        CheckFamily.ALL.forEach(family -> all.addAll(family.checks()));
+        CheckFamilies.ALL.forEach(family -> all.addAll(family.checks()));
         return all;
     }
 
