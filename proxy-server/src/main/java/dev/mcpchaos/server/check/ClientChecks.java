@@ -28,9 +28,22 @@ import java.util.Objects;
  * <p>A violation's {@link Violation#index() index} is the journal's sequence number of the
  * offending message ({@code #N} in the journal), and its excerpt the journal's line for it.
  */
-final class ClientChecks {
+final class ClientChecks implements CheckFamily {
 
-    private ClientChecks() {
+    private static final String NEEDS_JOURNAL = "needs the proxy's journal, which is off (--journal; a cassette has "
+            + "none)";
+
+    @Override
+    public List<Check> checks() {
+        return List.of(Check.DUPLICATE_CALL, Check.RETRY_AFTER_IGNORED, Check.NO_REINITIALIZE);
+    }
+
+    @Override
+    public String whyNotRun(Check check, Tracker seen) {
+        if (seen.journal == null) {
+            return NEEDS_JOURNAL;
+        }
+        return check != Check.DUPLICATE_CALL && !seen.httpSeen ? "HTTP only, and there was no HTTP traffic" : null;
     }
 
     /** The violations in {@code journal}, in the order of the offending messages. */
@@ -176,7 +189,7 @@ final class ClientChecks {
 
     private static Violation violation(Check check, String detail, JournalEntry e) {
         return new Violation(check, detail, e.session(), Direction.CLIENT_TO_SERVER, e.sequence(), e.id(),
-                e.method(), Referee.excerpt(e.toString()));
+                e.method(), Findings.excerpt(e.toString()));
     }
 
     private static String since(JournalEntry first, JournalEntry later) {

@@ -179,7 +179,7 @@ final class ParamHeaders {
                 found.add("no " + shown + " header; arguments/" + String.join("/", b.path()) + " is " + value);
                 continue;
             }
-            String decoded = Referee.decodeSentinel(header);
+            String decoded = HttpHeaderChecks.decodeSentinel(header);
             if (!agrees(b.type(), value, decoded)) {
                 found.add(shown + " '" + header + "' but arguments/" + String.join("/", b.path()) + " is " + value);
             }
