@@ -22,8 +22,11 @@ import java.util.function.Function;
  * tables against them).
  *
  * <pre>{@code
- * public static final FaultType TYPE = FaultType.of("duplicate", DuplicateFault::create,
- *         FaultParameter.optional("copies", "1"));
+ * public final class StutterFault implements Fault {
+ *     public static final FaultType TYPE = FaultType.of("stutter", StutterFault::create,
+ *             FaultParameter.optional("copies", "1"));
+ *     ...
+ * }
  * }</pre>
  *
  * <p>{@link #create} hands the factory a {@link FaultParams} that refuses, before the factory runs,
