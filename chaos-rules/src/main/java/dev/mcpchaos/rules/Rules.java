@@ -49,6 +49,15 @@ public final class Rules {
         return new RuleDraft(Objects.requireNonNull(name, "name"), type.name());
     }
 
+    /**
+     * A rule with a fault of {@code type}, its parameters set with {@link RuleDraft#param}: any
+     * fault {@link dev.mcpchaos.rules.fault.FaultRegistry} lists, such as
+     * {@code Rules.fault("slow", LatencyFault.TYPE).param("latency", Duration.ofMillis(300))}.
+     */
+    public static RuleDraft fault(String name, FaultType type) {
+        return draft(name, Objects.requireNonNull(type, "type"));
+    }
+
     /** {@code latency}: the message is held {@code latency}, then handed on. */
     public static RuleDraft latency(String name, Duration latency) {
         return draft(name, LatencyFault.TYPE).param("latency", Objects.requireNonNull(latency, "latency"));
