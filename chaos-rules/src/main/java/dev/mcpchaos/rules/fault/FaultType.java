@@ -17,9 +17,10 @@ import java.util.function.Function;
  * What a fault is to everything but its own {@link Fault#apply}: its name in rule files
  * ({@code fault.type}), the parameters it takes, the transports it works on, and how to make it.
  * Each fault class declares its own as {@code public static final FaultType TYPE}, and
- * {@link FaultRegistry} lists those; nothing else spells a fault's name or its parameters' keys
- * (the Java rule factories take them from here, and a guard test checks {@code docs/rules.md}'s
- * tables against them).
+ * {@link FaultRegistry} lists those; no other main code spells a fault's name (the Java rule
+ * factories take it from here), and what names its parameters is checked against this: the parser
+ * refuses a key the type does not declare, and a guard test compares {@code docs/rules.md}'s
+ * tables with it.
  *
  * <pre>{@code
  * public final class StutterFault implements Fault {
