@@ -220,7 +220,8 @@ public final class FaultParams {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!read.contains(key) && !node.get(key).isNull()) { // null is as good as absent
-                throw new InvalidParameterException(key, "unknown key", type.expectedKeys());
+                throw new InvalidParameterException(key, Text.given(node.get(key)), "no value: " + type.name()
+                        + " does not use it with the other parameters given");
             }
         }
     }

@@ -111,9 +111,10 @@ public final class FaultType {
     /**
      * Makes a fault from {@code params}, refusing keys it does not take.
      *
-     * @throws InvalidParameterException for a bad value, a missing required parameter, or a key
-     *                                   this type does not declare or its factory never read:
-     *                                   {@code latncy: unknown key (expected: a parameter of latency: one of latency, jitter, distribution)}
+     * @throws InvalidParameterException for a bad value, a missing required parameter, a key this
+     *                                   type does not declare ({@code latncy: unknown key (expected:
+     *                                   a parameter of latency: one of latency, jitter, distribution)}),
+     *                                   or one its factory never looked at
      */
     public Fault create(FaultParams params) {
         Objects.requireNonNull(params, "params");

@@ -46,7 +46,7 @@ class FaultTypeTest {
         assertThat(type.create(FaultParams.of(Map.of("delay", "1s")))).isSameAs(NOTHING);
         assertThatThrownBy(() -> type.create(FaultParams.of(Map.of("forgotten", 3))))
                 .isInstanceOf(InvalidParameterException.class)
-                .hasMessage("forgotten: unknown key (expected: a parameter of slow: one of delay, forgotten)");
+                .hasMessage("forgotten: 3 (expected: no value: slow does not use it with the other parameters given)");
     }
 
     @Test
