@@ -1,5 +1,26 @@
 package dev.mcpchaos.rules;
 
+import dev.mcpchaos.rules.fault.BlackholeFault;
+import dev.mcpchaos.rules.fault.CorruptFault;
+import dev.mcpchaos.rules.fault.CrashFault;
+import dev.mcpchaos.rules.fault.DisconnectFault;
+import dev.mcpchaos.rules.fault.DropFault;
+import dev.mcpchaos.rules.fault.DuplicateFault;
+import dev.mcpchaos.rules.fault.ErrorFault;
+import dev.mcpchaos.rules.fault.FaultType;
+import dev.mcpchaos.rules.fault.HttpStatusFault;
+import dev.mcpchaos.rules.fault.IdMismatchFault;
+import dev.mcpchaos.rules.fault.InvalidContentTypeFault;
+import dev.mcpchaos.rules.fault.LatencyFault;
+import dev.mcpchaos.rules.fault.MutateFault;
+import dev.mcpchaos.rules.fault.NoiseFault;
+import dev.mcpchaos.rules.fault.OversizeFault;
+import dev.mcpchaos.rules.fault.ReorderFault;
+import dev.mcpchaos.rules.fault.SessionExpireFault;
+import dev.mcpchaos.rules.fault.ThrottleFault;
+import dev.mcpchaos.rules.fault.ToolErrorFault;
+import dev.mcpchaos.rules.fault.TruncateFault;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,13 +45,22 @@ public final class Rules {
     private Rules() {
     }
 
-    private static RuleDraft draft(String name, String type) {
-        return new RuleDraft(Objects.requireNonNull(name, "name"), type);
+    private static RuleDraft draft(String name, FaultType type) {
+        return new RuleDraft(Objects.requireNonNull(name, "name"), type.name());
+    }
+
+    /**
+     * A rule with a fault of {@code type}, its parameters set with {@link RuleDraft#param}: any
+     * fault {@link dev.mcpchaos.rules.fault.FaultRegistry} lists, such as
+     * {@code Rules.fault("slow", LatencyFault.TYPE).param("latency", Duration.ofMillis(300))}.
+     */
+    public static RuleDraft fault(String name, FaultType type) {
+        return draft(name, Objects.requireNonNull(type, "type"));
     }
 
     /** {@code latency}: the message is held {@code latency}, then handed on. */
     public static RuleDraft latency(String name, Duration latency) {
-        return draft(name, "latency").param("latency", Objects.requireNonNull(latency, "latency"));
+        return draft(name, LatencyFault.TYPE).param("latency", Objects.requireNonNull(latency, "latency"));
     }
 
     /** {@code latency} with a spread: uniform in {@code latency ± jitter} unless {@link RuleDraft#distribution} says otherwise. */
@@ -40,12 +70,12 @@ public final class Rules {
 
     /** {@code drop}: the message disappears. */
     public static RuleDraft drop(String name) {
-        return draft(name, "drop");
+        return draft(name, DropFault.TYPE);
     }
 
     /** {@code duplicate}: the message is sent twice. */
     public static RuleDraft duplicate(String name) {
-        return draft(name, "duplicate");
+        return draft(name, DuplicateFault.TYPE);
     }
 
     /** {@code duplicate}: the message is sent {@code 1 + copies} times. */
@@ -55,17 +85,17 @@ public final class Rules {
 
     /** {@code reorder}: matched messages are collected {@code window} at a time and released shuffled. */
     public static RuleDraft reorder(String name, int window) {
-        return draft(name, "reorder").param("window", window);
+        return draft(name, ReorderFault.TYPE).param("window", window);
     }
 
     /** {@code reorder} without a window: each matched message is held a random time up to {@code hold}. */
     public static RuleDraft reorder(String name, Duration hold) {
-        return draft(name, "reorder").hold(Objects.requireNonNull(hold, "hold"));
+        return draft(name, ReorderFault.TYPE).hold(Objects.requireNonNull(hold, "hold"));
     }
 
     /** {@code truncate}: half the message is kept. */
     public static RuleDraft truncate(String name) {
-        return draft(name, "truncate");
+        return draft(name, TruncateFault.TYPE);
     }
 
     /** {@code truncate}: this part of the message, from 0 to 1, is kept ({@code fraction}). */
@@ -80,7 +110,7 @@ public final class Rules {
 
     /** {@code corrupt}: the message becomes malformed JSON ({@code truncated_json}). */
     public static RuleDraft corrupt(String name) {
-        return draft(name, "corrupt");
+        return draft(name, CorruptFault.TYPE);
     }
 
     /** {@code corrupt} in this {@code mode}, such as {@code invalid_escape} or {@code garbage}. */
@@ -90,17 +120,17 @@ public final class Rules {
 
     /** {@code oversize}: the message is padded to {@code bytes} bytes, still valid. */
     public static RuleDraft oversize(String name, long bytes) {
-        return draft(name, "oversize").param("size", bytes);
+        return draft(name, OversizeFault.TYPE).param("size", bytes);
     }
 
     /** {@code oversize} to a size as a rule file writes it, such as {@code 10MiB}. */
     public static RuleDraft oversize(String name, String size) {
-        return draft(name, "oversize").param("size", Objects.requireNonNull(size, "size"));
+        return draft(name, OversizeFault.TYPE).param("size", Objects.requireNonNull(size, "size"));
     }
 
     /** {@code error}: a JSON-RPC error ({@code -32603}) takes the place of the answer. */
     public static RuleDraft error(String name) {
-        return draft(name, "error");
+        return draft(name, ErrorFault.TYPE);
     }
 
     /** {@code error} with this code and message. */
@@ -110,7 +140,7 @@ public final class Rules {
 
     /** {@code tool_error}: a {@code tools/call} fails the MCP way, a result with {@code isError}. */
     public static RuleDraft toolError(String name) {
-        return draft(name, "tool_error");
+        return draft(name, ToolErrorFault.TYPE);
     }
 
     /** {@code tool_error} with this text. */
@@ -120,12 +150,12 @@ public final class Rules {
 
     /** {@code http_status} (HTTP only): the POST is answered with {@code status} instead of being forwarded. */
     public static RuleDraft httpStatus(String name, int status) {
-        return draft(name, "http_status").param("status", status);
+        return draft(name, HttpStatusFault.TYPE).param("status", status);
     }
 
     /** {@code invalid_content_type} (HTTP only): the answer claims {@code text/html}. */
     public static RuleDraft invalidContentType(String name) {
-        return draft(name, "invalid_content_type");
+        return draft(name, InvalidContentTypeFault.TYPE);
     }
 
     /** {@code invalid_content_type} (HTTP only): the answer claims {@code contentType}. */
@@ -135,7 +165,7 @@ public final class Rules {
 
     /** {@code disconnect}: the server's side of the connection is closed at this message. */
     public static RuleDraft disconnect(String name) {
-        return draft(name, "disconnect");
+        return draft(name, DisconnectFault.TYPE);
     }
 
     /** {@code disconnect} of this {@code side}: {@code client} or {@code server}. */
@@ -145,23 +175,23 @@ public final class Rules {
 
     /** {@code blackhole}: the message is swallowed and the connection kept open. */
     public static RuleDraft blackhole(String name) {
-        return draft(name, "blackhole");
+        return draft(name, BlackholeFault.TYPE);
     }
 
     /** {@code throttle} at a rate, such as {@code 64KiB/s} ({@code rate}). */
     public static RuleDraft throttle(String name, String rate) {
-        return draft(name, "throttle").param("rate", Objects.requireNonNull(rate, "rate"));
+        return draft(name, ThrottleFault.TYPE).param("rate", Objects.requireNonNull(rate, "rate"));
     }
 
     /** {@code throttle}: {@code chunkBytes} bytes every {@code interval}. */
     public static RuleDraft throttle(String name, long chunkBytes, Duration interval) {
-        return draft(name, "throttle").param("chunk", chunkBytes)
+        return draft(name, ThrottleFault.TYPE).param("chunk", chunkBytes)
                 .param("interval", Objects.requireNonNull(interval, "interval"));
     }
 
     /** {@code noise}: a stray non-JSON-RPC line before the message. */
     public static RuleDraft noise(String name) {
-        return draft(name, "noise");
+        return draft(name, NoiseFault.TYPE);
     }
 
     /** {@code noise} with this text (one line). */
@@ -175,12 +205,12 @@ public final class Rules {
      * {@code Rules.mutate("drift").onResponses().onMethod("tools/list").operation("remove", "/result/tools/1", null)}.
      */
     public static RuleDraft mutate(String name) {
-        return draft(name, "mutate");
+        return draft(name, MutateFault.TYPE);
     }
 
     /** {@code id_mismatch}: a response carries an id the client never used. */
     public static RuleDraft idMismatch(String name) {
-        return draft(name, "id_mismatch");
+        return draft(name, IdMismatchFault.TYPE);
     }
 
     /** {@code id_mismatch} to this id (a number or a string). */
@@ -190,12 +220,12 @@ public final class Rules {
 
     /** {@code session_expire} (HTTP only): the session's requests are answered 404 from this message on. */
     public static RuleDraft sessionExpire(String name) {
-        return draft(name, "session_expire");
+        return draft(name, SessionExpireFault.TYPE);
     }
 
     /** {@code crash} (stdio only): the server is killed at this message. */
     public static RuleDraft crash(String name) {
-        return draft(name, "crash");
+        return draft(name, CrashFault.TYPE);
     }
 
     /** {@code crash} (stdio only) with this signal: {@code KILL} or {@code TERM}. */

@@ -142,7 +142,7 @@ class RulesTest {
                 .isInstanceOf(RuleFileException.class).hasMessageContaining("rule 'p': probability: 1.5");
         assertThatThrownBy(() -> Rules.latency("x", ofMillis(1)).header("Retry-After", "1").toRule())
                 .isInstanceOf(RuleFileException.class)
-                .hasMessageContaining("fault.headers: unknown key (expected: one of latency, jitter, distribution)");
+                .hasMessageContaining("fault.headers: unknown key (expected: a parameter of latency: one of latency, jitter, distribution)");
         assertThatThrownBy(() -> Rules.httpStatus("s", 42).toRule())
                 .isInstanceOf(RuleFileException.class).hasMessageContaining("rule 's': fault.status: 42");
         assertThatThrownBy(() -> Rules.drop("t").param("type", "latency"))

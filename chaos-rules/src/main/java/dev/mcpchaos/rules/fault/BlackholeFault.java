@@ -10,6 +10,9 @@ import dev.mcpchaos.core.frame.Frame;
  */
 public final class BlackholeFault implements Fault {
 
+    /** {@code blackhole}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("blackhole", BlackholeFault::create);
+
     /** {@code blackhole} takes no parameters. */
     public record Config() {
         static Config from(FaultParams params) {
@@ -24,7 +27,7 @@ public final class BlackholeFault implements Fault {
 
     @Override
     public String type() {
-        return "blackhole";
+        return TYPE.name();
     }
 
     @Override

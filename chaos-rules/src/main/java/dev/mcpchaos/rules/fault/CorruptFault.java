@@ -27,6 +27,10 @@ import java.util.SplittableRandom;
  */
 public final class CorruptFault implements Fault {
 
+    /** {@code corrupt}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("corrupt", CorruptFault::create,
+            FaultParameter.optional("mode", "truncated_json"));
+
     /** How the message is broken. */
     public enum Mode { TRUNCATED_JSON, INVALID_ESCAPE, UNCLOSED_BRACKET, NAN_LITERAL, GARBAGE, INVALID_UTF8 }
 
@@ -59,7 +63,7 @@ public final class CorruptFault implements Fault {
 
     @Override
     public String type() {
-        return "corrupt";
+        return TYPE.name();
     }
 
     @Override

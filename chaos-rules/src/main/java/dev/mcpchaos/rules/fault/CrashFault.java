@@ -12,6 +12,11 @@ import java.util.Objects;
  */
 public final class CrashFault implements Fault {
 
+    /** {@code crash}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("crash", CrashFault::create,
+            FaultParameter.optional("signal", "KILL"))
+            .only(TransportKind.STDIO);
+
     /** The signal sent to the server. */
     public enum Signal { TERM, KILL }
 
@@ -40,12 +45,12 @@ public final class CrashFault implements Fault {
 
     @Override
     public String type() {
-        return "crash";
+        return TYPE.name();
     }
 
     @Override
     public boolean supports(TransportKind transport) {
-        return transport == TransportKind.STDIO;
+        return TYPE.supports(transport);
     }
 
     @Override

@@ -13,6 +13,10 @@ import java.util.Objects;
  */
 public final class DisconnectFault implements Fault {
 
+    /** {@code disconnect}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("disconnect", DisconnectFault::create,
+            FaultParameter.optional("side", "server"));
+
     /** Which side is cut off. */
     public enum Side { CLIENT, SERVER }
 
@@ -41,7 +45,7 @@ public final class DisconnectFault implements Fault {
 
     @Override
     public String type() {
-        return "disconnect";
+        return TYPE.name();
     }
 
     @Override

@@ -5,6 +5,9 @@ import dev.mcpchaos.core.frame.Frame;
 /** {@code drop}: the message disappears. No parameters. */
 public final class DropFault implements Fault {
 
+    /** {@code drop}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("drop", DropFault::create);
+
     /** {@code drop} takes no parameters. */
     public record Config() {
         static Config from(FaultParams params) {
@@ -19,7 +22,7 @@ public final class DropFault implements Fault {
 
     @Override
     public String type() {
-        return "drop";
+        return TYPE.name();
     }
 
     @Override

@@ -10,6 +10,10 @@ import java.util.Objects;
  */
 public final class DuplicateFault implements Fault {
 
+    /** {@code duplicate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("duplicate", DuplicateFault::create,
+            FaultParameter.optional("copies", "1"));
+
     /** Upper bound on {@code copies}: more would be a flood, not a duplicate. */
     static final int MAX_COPIES = 1000;
 
@@ -39,7 +43,7 @@ public final class DuplicateFault implements Fault {
 
     @Override
     public String type() {
-        return "duplicate";
+        return TYPE.name();
     }
 
     @Override

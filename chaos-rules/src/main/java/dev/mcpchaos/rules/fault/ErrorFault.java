@@ -20,6 +20,12 @@ public final class ErrorFault implements Fault {
     static final int DEFAULT_CODE = -32603;
     static final String DEFAULT_MESSAGE = "Internal error (injected by mcp-chaos)";
 
+    /** {@code error}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("error", ErrorFault::create,
+            FaultParameter.optional("code", String.valueOf(DEFAULT_CODE)),
+            FaultParameter.optional("message", DEFAULT_MESSAGE),
+            FaultParameter.optional("data", "none"));
+
     /**
      * @param code the JSON-RPC error code
      * @param message the error message
@@ -59,7 +65,7 @@ public final class ErrorFault implements Fault {
 
     @Override
     public String type() {
-        return "error";
+        return TYPE.name();
     }
 
     @Override

@@ -27,16 +27,19 @@ import dev.mcpchaos.core.transport.TransportKind;
  * through {@link FaultContext#schedule}. Every random choice comes from
  * {@link FaultContext#random()}. Release every buffer and frame that goes nowhere.
  *
- * <p>Adding a fault: one class with a nested config record that validates itself, plus one line
- * in {@link FaultRegistry}, plus its tests and its entry in {@code docs/rules.md}.
+ * <p>Adding a fault: one class that declares its {@link FaultType} ({@code public static final
+ * FaultType TYPE}: its name, its parameters with their defaults, its transports, its factory) and
+ * reads its parameters from the {@link FaultParams} it is given; one line in {@link FaultRegistry};
+ * its tests and its section of {@code docs/rules.md} (a test checks the tables against the type).
+ * See {@code docs/adding-a-fault.md}.
  */
 public interface Fault {
 
-    /** The name used as {@code fault.type} in rule files, such as {@code latency}. */
+    /** The name used as {@code fault.type} in rule files, such as {@code latency}: its {@link FaultType}'s name. */
     String type();
 
     /**
-     * Whether this fault means anything on {@code transport}. A rule whose fault does not is
+     * Whether this fault means anything on {@code transport} (its {@link FaultType#supports}). A rule whose fault does not is
      * refused when it is loaded; the message says {@code <type>: only applies to the <t> transport}.
      */
     default boolean supports(TransportKind transport) {

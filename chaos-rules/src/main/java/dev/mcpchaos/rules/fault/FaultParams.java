@@ -9,11 +9,13 @@ import dev.mcpchaos.rules.internal.Text;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -21,8 +23,9 @@ import java.util.stream.Collectors;
  * {@code type}), read with typed getters that reject bad values with a message naming the
  * parameter, the value given and what is expected.
  *
- * <p>{@link #requireOnly} refuses keys a fault does not take (a typo such as {@code latncy}),
- * listing the ones it does. Durations read {@code 250ms}, {@code 2s},
+ * <p>Read for a fault by its {@link FaultType#create}, they refuse a key the type does not declare
+ * or its factory never looks at (a typo such as {@code latncy}), naming the key, the type and the
+ * keys it takes. Durations read {@code 250ms}, {@code 2s},
  * {@code 1m}; sizes read {@code 512B}, {@code 64KiB}, {@code 10MiB} (see
  * {@link dev.mcpchaos.core.config.Units}).
  *
@@ -34,9 +37,18 @@ public final class FaultParams {
     static final String DURATION = "a duration >= 0, such as 250ms";
 
     private final ObjectNode node;
+    /** The type reading these parameters, or null for parameters not being read for a fault. */
+    private final FaultType type;
+    /** The keys looked at (read or tested with {@link #has}) while {@link #type} reads them. */
+    private final Set<String> read = new HashSet<>();
 
     private FaultParams(ObjectNode node) {
+        this(node, null);
+    }
+
+    private FaultParams(ObjectNode node, FaultType type) {
         this.node = node;
+        this.type = type;
     }
 
     /** Parameters from a mapping, such as the {@code fault:} node of a rule without {@code type}. */
@@ -59,7 +71,7 @@ public final class FaultParams {
 
     /** Whether the parameter is given (and not null). */
     public boolean has(String key) {
-        JsonNode value = node.get(key);
+        JsonNode value = node.get(looked(key));
         return value != null && !value.isNull();
     }
 
@@ -185,23 +197,51 @@ public final class FaultParams {
         return value(key);
     }
 
-    /**
-     * Refuses every key not in {@code allowed}, naming it and the keys that are.
-     *
-     * @throws InvalidParameterException for the first unknown key
-     */
-    public void requireOnly(java.util.Collection<String> allowed) {
+    /** These parameters as {@code type} reads them: declared keys only, and each one noted. */
+    FaultParams readerFor(FaultType type) {
+        return new FaultParams(node, Objects.requireNonNull(type, "type"));
+    }
+
+    /** Refuses the first key the type does not declare, naming it, the type and the keys it does. */
+    void refuseUndeclared() {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
-            if (!allowed.contains(key)) {
-                throw new InvalidParameterException(key, "unknown key", allowed.isEmpty()
-                        ? "no parameters for this fault" : "one of " + String.join(", ", allowed));
+            if (!type.declares(key)) {
+                throw new InvalidParameterException(key, "unknown key", type.expectedKeys());
             }
         }
     }
 
+    /**
+     * Refuses the first key given that the type's factory never looked at: a declared parameter
+     * it ignores would otherwise be accepted and do nothing.
+     */
+    void refuseUnread() {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!read.contains(key) && !node.get(key).isNull()) { // null is as good as absent
+                throw new InvalidParameterException(key, Text.given(node.get(key)), "no value: " + type.name()
+                        + " does not use it with the other parameters given");
+            }
+        }
+    }
+
+    /** Notes that the type's factory looked at {@code key}, which its type must declare. */
+    private String looked(String key) {
+        Objects.requireNonNull(key, "key");
+        if (type != null) {
+            if (!type.declares(key)) {
+                // The fault's own bug, not the rule file's: its descriptor and its reading disagree.
+                throw new IllegalStateException(type.name() + " reads parameter '" + key
+                        + "', which its FaultType does not declare (declared: " + type.parameterNames() + ')');
+            }
+            read.add(key);
+        }
+        return key;
+    }
+
     private JsonNode value(String key) {
-        JsonNode value = node.get(key);
+        JsonNode value = node.get(looked(key));
         return value == null || value.isNull() ? null : value;
     }
 

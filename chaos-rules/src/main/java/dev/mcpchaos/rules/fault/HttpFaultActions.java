@@ -2,6 +2,7 @@ package dev.mcpchaos.rules.fault;
 
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.InterceptorContext;
+import io.netty.buffer.ByteBufUtil;
 
 import java.util.Map;
 
@@ -32,7 +33,10 @@ public interface HttpFaultActions {
      * @return whether it will: false when the response has already begun (an SSE stream's
      *         events pass after its head), so nothing was answered
      */
-    boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers, String body);
+    default boolean respond(InterceptorContext ctx, Frame frame, int status, Map<String, String> headers,
+                            String body) {
+        return ctx.connection().respondHttp(frame, status, headers, ByteBufUtil.writeUtf8(ctx.alloc(), body));
+    }
 
     /**
      * Makes the HTTP response that carries {@code frame} claim {@code contentType}.
@@ -40,7 +44,9 @@ public interface HttpFaultActions {
      * @return whether it will: false when that response's head has already left (the events of
      *         an SSE stream pass after it), so nothing changed
      */
-    boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType);
+    default boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
+        return ctx.connection().overrideContentType(frame, contentType);
+    }
 
     /**
      * Expires the session {@code frame} belongs to: from now on its requests are answered 404,
@@ -48,5 +54,7 @@ public interface HttpFaultActions {
      *
      * @return whether there was a session to expire: false for a request without one
      */
-    boolean expireSession(InterceptorContext ctx, Frame frame);
+    default boolean expireSession(InterceptorContext ctx, Frame frame) {
+        return ctx.connection().expireSession(frame);
+    }
 }

@@ -20,6 +20,13 @@ import java.util.Objects;
  */
 public final class HttpStatusFault implements Fault {
 
+    /** {@code http_status}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("http_status", HttpStatusFault::create,
+            FaultParameter.required("status"),
+            FaultParameter.optional("headers", "none"),
+            FaultParameter.optional("body", "empty"))
+            .only(TransportKind.HTTP);
+
     private static final String CONTENT_TYPE = "Content-Type";
 
     /**
@@ -60,12 +67,12 @@ public final class HttpStatusFault implements Fault {
 
     @Override
     public String type() {
-        return "http_status";
+        return TYPE.name();
     }
 
     @Override
     public boolean supports(TransportKind transport) {
-        return transport == TransportKind.HTTP;
+        return TYPE.supports(transport);
     }
 
     @Override

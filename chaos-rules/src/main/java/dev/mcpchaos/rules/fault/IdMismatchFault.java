@@ -23,6 +23,10 @@ import java.util.Objects;
  */
 public final class IdMismatchFault implements Fault {
 
+    /** {@code id_mismatch}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("id_mismatch", IdMismatchFault::create,
+            FaultParameter.optional("id", "derived"));
+
     /** Added to a numeric id when no {@code id} is given. */
     static final long OFFSET = 1_000_000;
 
@@ -64,7 +68,7 @@ public final class IdMismatchFault implements Fault {
 
     @Override
     public String type() {
-        return "id_mismatch";
+        return TYPE.name();
     }
 
     @Override

@@ -15,6 +15,11 @@ import java.util.Objects;
  */
 public final class InvalidContentTypeFault implements Fault {
 
+    /** {@code invalid_content_type}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("invalid_content_type", InvalidContentTypeFault::create,
+            FaultParameter.optional("content_type", "text/html"))
+            .only(TransportKind.HTTP);
+
     /** @param contentType the claimed media type, not empty */
     public record Config(String contentType) {
         public Config {
@@ -42,12 +47,12 @@ public final class InvalidContentTypeFault implements Fault {
 
     @Override
     public String type() {
-        return "invalid_content_type";
+        return TYPE.name();
     }
 
     @Override
     public boolean supports(TransportKind transport) {
-        return transport == TransportKind.HTTP;
+        return TYPE.supports(transport);
     }
 
     @Override

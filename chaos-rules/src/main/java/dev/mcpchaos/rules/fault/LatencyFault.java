@@ -20,6 +20,12 @@ import java.util.SplittableRandom;
  */
 public final class LatencyFault implements Fault {
 
+    /** {@code latency}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("latency", LatencyFault::create,
+            FaultParameter.required("latency"),
+            FaultParameter.optional("jitter", "0s"),
+            FaultParameter.optional("distribution", "fixed without jitter, uniform with"));
+
     /** The shape of the random part of the delay. */
     public enum Distribution {
         /** Always {@code latency}; {@code jitter} must be 0. */
@@ -80,7 +86,7 @@ public final class LatencyFault implements Fault {
 
     @Override
     public String type() {
-        return "latency";
+        return TYPE.name();
     }
 
     @Override

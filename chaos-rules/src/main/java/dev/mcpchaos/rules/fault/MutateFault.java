@@ -27,6 +27,10 @@ import java.util.Set;
  */
 public final class MutateFault implements Fault {
 
+    /** {@code mutate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("mutate", MutateFault::create,
+            FaultParameter.required("patch"));
+
     private static final Set<String> OP_KEYS = Set.of("op", "path", "from", "value");
     private static final String OPS = "one of add, remove, replace, move, copy, test";
 
@@ -120,7 +124,7 @@ public final class MutateFault implements Fault {
 
     @Override
     public String type() {
-        return "mutate";
+        return TYPE.name();
     }
 
     @Override

@@ -16,6 +16,10 @@ public final class NoiseFault implements Fault {
 
     static final String DEFAULT_TEXT = "[mcp-chaos] a log line that should have gone to stderr";
 
+    /** {@code noise}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("noise", NoiseFault::create,
+            FaultParameter.optional("text", DEFAULT_TEXT));
+
     /** @param text the stray line, one line (no line breaks), not empty */
     public record Config(String text) {
         public Config {
@@ -46,7 +50,7 @@ public final class NoiseFault implements Fault {
 
     @Override
     public String type() {
-        return "noise";
+        return TYPE.name();
     }
 
     @Override

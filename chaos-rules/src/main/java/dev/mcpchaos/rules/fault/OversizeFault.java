@@ -19,6 +19,10 @@ import java.util.Objects;
  */
 public final class OversizeFault implements Fault {
 
+    /** {@code oversize}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("oversize", OversizeFault::create,
+            FaultParameter.required("size"));
+
     static final long MAX_SIZE = 1L << 30;
     private static final String PADDING_KEY = "\"dev.mcpchaos/padding\":\"";
     private static final String EXPECTED = "a size from 1B to 1GiB, such as 10MiB";
@@ -50,7 +54,7 @@ public final class OversizeFault implements Fault {
 
     @Override
     public String type() {
-        return "oversize";
+        return TYPE.name();
     }
 
     @Override

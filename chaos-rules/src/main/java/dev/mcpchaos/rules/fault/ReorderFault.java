@@ -32,6 +32,11 @@ public final class ReorderFault implements Fault {
     /** How long an unfilled window waits when only {@code window} is given. */
     static final Duration DEFAULT_WINDOW_HOLD = Duration.ofSeconds(1);
 
+    /** {@code reorder}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("reorder", ReorderFault::create,
+            FaultParameter.optional("window", ""),
+            FaultParameter.optional("hold", Text.duration(DEFAULT_WINDOW_HOLD) + " with a window"));
+
     /**
      * @param window how many matched messages to shuffle together, 2 to 1000; 0 when not given
      * @param hold with a window, the longest a message waits for it to fill; without, the most a
@@ -73,7 +78,7 @@ public final class ReorderFault implements Fault {
 
     @Override
     public String type() {
-        return "reorder";
+        return TYPE.name();
     }
 
     @Override

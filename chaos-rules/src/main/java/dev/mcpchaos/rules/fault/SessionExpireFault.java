@@ -11,6 +11,10 @@ import dev.mcpchaos.core.transport.TransportKind;
  */
 public final class SessionExpireFault implements Fault {
 
+    /** {@code session_expire}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("session_expire", SessionExpireFault::create)
+            .only(TransportKind.HTTP);
+
     /** {@code session_expire} takes no parameters. */
     public record Config() {
         static Config from(FaultParams params) {
@@ -25,12 +29,12 @@ public final class SessionExpireFault implements Fault {
 
     @Override
     public String type() {
-        return "session_expire";
+        return TYPE.name();
     }
 
     @Override
     public boolean supports(TransportKind transport) {
-        return transport == TransportKind.HTTP;
+        return TYPE.supports(transport);
     }
 
     @Override

@@ -30,6 +30,12 @@ import java.util.Objects;
  */
 public final class ThrottleFault implements Fault {
 
+    /** {@code throttle}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("throttle", ThrottleFault::create,
+            FaultParameter.optional("rate", ""),
+            FaultParameter.optional("chunk", ""),
+            FaultParameter.optional("interval", ""));
+
     private static final String RATE = "a size per second, such as 1KiB or 1KiB/s";
     private static final String CHUNK = "a size >= 1B, such as 64B";
 
@@ -104,7 +110,7 @@ public final class ThrottleFault implements Fault {
 
     @Override
     public String type() {
-        return "throttle";
+        return TYPE.name();
     }
 
     @Override

@@ -18,6 +18,10 @@ public final class ToolErrorFault implements Fault {
 
     static final String DEFAULT_TEXT = "Tool failed (injected by mcp-chaos)";
 
+    /** {@code tool_error}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("tool_error", ToolErrorFault::create,
+            FaultParameter.optional("text", DEFAULT_TEXT));
+
     /** @param text the text of the error result */
     public record Config(String text) {
         public Config {
@@ -43,7 +47,7 @@ public final class ToolErrorFault implements Fault {
 
     @Override
     public String type() {
-        return "tool_error";
+        return TYPE.name();
     }
 
     @Override

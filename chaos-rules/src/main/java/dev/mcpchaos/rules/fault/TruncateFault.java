@@ -13,6 +13,11 @@ import java.util.Objects;
  */
 public final class TruncateFault implements Fault {
 
+    /** {@code truncate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
+    public static final FaultType TYPE = FaultType.of("truncate", TruncateFault::create,
+            FaultParameter.optional("at", ""),
+            FaultParameter.optional("fraction", "0.5"));
+
     /**
      * @param at where to cut, in bytes, >= 0; -1 when {@code fraction} is used
      * @param fraction how much to keep, in (0, 1); used when {@code at} is -1
@@ -50,7 +55,7 @@ public final class TruncateFault implements Fault {
 
     @Override
     public String type() {
-        return "truncate";
+        return TYPE.name();
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.FaultListener;
+import dev.mcpchaos.rules.fault.ForwardingHttpFaultActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalRing;
@@ -101,7 +102,13 @@ public final class JournalRecorder {
     /** {@code delegate}, also noting in the journal the HTTP status a fault answers with. */
     public HttpFaultActions httpActions(HttpFaultActions delegate) {
         Objects.requireNonNull(delegate, "delegate");
-        return new HttpFaultActions() {
+        // Forwarding: an action added to HttpFaultActions later reaches the delegate without an edit here.
+        return new ForwardingHttpFaultActions() {
+            @Override
+            public HttpFaultActions delegate() {
+                return delegate;
+            }
+
             @Override
             public boolean respond(InterceptorContext ctx, dev.mcpchaos.core.frame.Frame frame, int status,
                                    Map<String, String> headers, String body) {
@@ -111,11 +118,6 @@ public final class JournalRecorder {
                     undo.run();
                 }
                 return answered;
-            }
-
-            @Override
-            public boolean overrideContentType(InterceptorContext ctx, Frame frame, String contentType) {
-                return delegate.overrideContentType(ctx, frame, contentType);
             }
 
             @Override
