@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.cli;
 
+import dev.mcpchaos.server.logging.StderrLoggingProvider;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -49,6 +50,8 @@ public final class Main implements Runnable {
 
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
+        // Before anything logs: the stderr set-up without logback's search for a configuration.
+        StderrLoggingProvider.install();
         StartUp startUp = StartUp.begin(args);
         if (args.length == 1 && args[0].equals("demo-server")) {
             // Nothing to parse: picocli's model of the command (its reflection, a third of a cold

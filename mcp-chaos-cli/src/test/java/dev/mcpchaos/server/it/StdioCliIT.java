@@ -528,6 +528,10 @@ class StdioCliIT {
                 .contains("the server exited with code 0")
                 .contains("demo: repeat this run: mcp-chaos demo --seed 7");
         assertThat(run.stderr()).contains("seed 7 (given)");
+        // The command line's own logging set-up (StderrLoggingProvider): its layout, and no note from SLF4J.
+        assertThat(run.stderrLines()).anyMatch(line -> line.matches(
+                "\\d{2}:\\d{2}:\\d{2}\\.\\d{3} mcp-chaos INFO  .*seed 7 \\(given\\).*"));
+        assertThat(run.stderr()).doesNotContain("SLF4J");
         assertThat(run.stderr()).contains("traffic:");
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: c->s")).isNotEmpty();
         assertThat(run.stderrLines()).filteredOn(l -> l.contains("traffic: s->c")).isNotEmpty();
