@@ -15,7 +15,8 @@ public final class CrashFault implements Fault {
     /** {@code crash}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("crash", CrashFault::create,
             FaultParameter.optional("signal", "KILL"))
-            .only(TransportKind.STDIO);
+            .only(TransportKind.STDIO)
+            .effect(FaultType.Effect.ENDS_CONNECTION);
 
     /** The signal sent to the server. */
     public enum Signal { TERM, KILL }

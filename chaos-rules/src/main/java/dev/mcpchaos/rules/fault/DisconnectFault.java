@@ -15,7 +15,8 @@ public final class DisconnectFault implements Fault {
 
     /** {@code disconnect}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("disconnect", DisconnectFault::create,
-            FaultParameter.optional("side", "server"));
+            FaultParameter.optional("side", "server"))
+            .effect(FaultType.Effect.ENDS_CONNECTION);
 
     /** Which side is cut off. */
     public enum Side { CLIENT, SERVER }

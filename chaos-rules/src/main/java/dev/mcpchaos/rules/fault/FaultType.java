@@ -41,13 +41,29 @@ public final class FaultType {
     private final Function<FaultParams, ? extends Fault> factory;
     private final List<FaultParameter> parameters;
     private final Set<TransportKind> transports;
+    private final Effect effect;
+
+    /**
+     * What a fault of this type does to a message or a connection beyond its own message, for
+     * whoever judges the peers (the referee): an answer owed by a peer that never got its request,
+     * or that a fault is holding back, is not that peer's to give.
+     */
+    public enum Effect {
+        /** Nothing beyond what its events say of the message it acted on. */
+        NONE,
+        /** Holds messages back for a while (a late answer is the fault's, not the peer's). */
+        HOLDS,
+        /** Ends the connection or the server (what was owed then is owed by nobody). */
+        ENDS_CONNECTION
+    }
 
     private FaultType(String name, Function<FaultParams, ? extends Fault> factory, List<FaultParameter> parameters,
-                      Set<TransportKind> transports) {
+                      Set<TransportKind> transports, Effect effect) {
         this.name = name;
         this.factory = factory;
         this.parameters = parameters;
         this.transports = transports;
+        this.effect = effect;
     }
 
     /**
@@ -72,13 +88,24 @@ public final class FaultType {
                 throw new IllegalArgumentException(name + ": parameter '" + p.name() + "' declared twice");
             }
         }
-        return new FaultType(name, factory, list, Collections.unmodifiableSet(EnumSet.allOf(TransportKind.class)));
+        return new FaultType(name, factory, list, Collections.unmodifiableSet(EnumSet.allOf(TransportKind.class)),
+                Effect.NONE);
     }
 
     /** This type, working on {@code transport} only (an HTTP status means nothing on stdio). */
     public FaultType only(TransportKind transport) {
         Objects.requireNonNull(transport, "transport");
-        return new FaultType(name, factory, parameters, Collections.unmodifiableSet(EnumSet.of(transport)));
+        return new FaultType(name, factory, parameters, Collections.unmodifiableSet(EnumSet.of(transport)), effect);
+    }
+
+    /** This type, with {@code effect} beyond its own message (see {@link Effect}). */
+    public FaultType effect(Effect effect) {
+        return new FaultType(name, factory, parameters, transports, Objects.requireNonNull(effect, "effect"));
+    }
+
+    /** What it does beyond its own message; {@link Effect#NONE} unless its file says otherwise. */
+    public Effect effect() {
+        return effect;
     }
 
     /** Its {@code fault.type}, such as {@code latency}. */

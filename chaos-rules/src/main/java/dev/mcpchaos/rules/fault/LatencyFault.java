@@ -24,7 +24,8 @@ public final class LatencyFault implements Fault {
     public static final FaultType TYPE = FaultType.of("latency", LatencyFault::create,
             FaultParameter.required("latency"),
             FaultParameter.optional("jitter", "0s"),
-            FaultParameter.optional("distribution", "fixed without jitter, uniform with"));
+            FaultParameter.optional("distribution", "fixed without jitter, uniform with"))
+            .effect(FaultType.Effect.HOLDS);
 
     /** The shape of the random part of the delay. */
     public enum Distribution {

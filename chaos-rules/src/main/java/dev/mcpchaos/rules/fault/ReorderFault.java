@@ -35,7 +35,8 @@ public final class ReorderFault implements Fault {
     /** {@code reorder}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("reorder", ReorderFault::create,
             FaultParameter.optional("window", ""),
-            FaultParameter.optional("hold", Text.duration(DEFAULT_WINDOW_HOLD) + " with a window"));
+            FaultParameter.optional("hold", Text.duration(DEFAULT_WINDOW_HOLD) + " with a window"))
+            .effect(FaultType.Effect.HOLDS);
 
     /**
      * @param window how many matched messages to shuffle together, 2 to 1000; 0 when not given

@@ -34,7 +34,8 @@ public final class ThrottleFault implements Fault {
     public static final FaultType TYPE = FaultType.of("throttle", ThrottleFault::create,
             FaultParameter.optional("rate", ""),
             FaultParameter.optional("chunk", ""),
-            FaultParameter.optional("interval", ""));
+            FaultParameter.optional("interval", ""))
+            .effect(FaultType.Effect.HOLDS);
 
     private static final String RATE = "a size per second, such as 1KiB or 1KiB/s";
     private static final String CHUNK = "a size >= 1B, such as 64B";

@@ -115,4 +115,19 @@ class FaultTypeTest {
             "http_status", Map.of("status", 503),
             "throttle", Map.of("rate", "1KiB/s"),
             "mutate", Map.of("patch", java.util.List.of(Map.of("op", "remove", "path", "/x"))));
+
+    @Test
+    void whatAFaultDoesBeyondItsMessageIsDeclaredInItsFile() {
+        Map<String, FaultType.Effect> effects = new java.util.TreeMap<>();
+        FaultRegistry.all().forEach(type -> effects.put(type.name(), type.effect()));
+        assertThat(effects).containsEntry("latency", FaultType.Effect.HOLDS)
+                .containsEntry("throttle", FaultType.Effect.HOLDS)
+                .containsEntry("reorder", FaultType.Effect.HOLDS)
+                .containsEntry("crash", FaultType.Effect.ENDS_CONNECTION)
+                .containsEntry("disconnect", FaultType.Effect.ENDS_CONNECTION)
+                .containsEntry("drop", FaultType.Effect.NONE);
+        FaultType plain = FaultType.of("plain_one", params -> null);
+        assertThat(plain.effect()).isEqualTo(FaultType.Effect.NONE);
+        assertThat(plain.effect(FaultType.Effect.HOLDS).only(TransportKind.HTTP).effect()).isEqualTo(FaultType.Effect.HOLDS);
+    }
 }

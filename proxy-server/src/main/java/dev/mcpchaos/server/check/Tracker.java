@@ -1,5 +1,7 @@
 package dev.mcpchaos.server.check;
 
+import dev.mcpchaos.rules.fault.FaultRegistry;
+import dev.mcpchaos.rules.fault.FaultType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -359,13 +361,14 @@ final class Tracker {
         if (faulted != null && faulted.faultedBy == null) {
             faulted.faultedBy = rule;
         }
-        switch (event.fault()) {
-            case "latency", "throttle", "reorder" -> {
+        // What the fault does beyond its message is declared in its own file (FaultType.effect).
+        switch (FaultRegistry.find(event.fault()).map(FaultType::effect).orElse(FaultType.Effect.NONE)) {
+            case HOLDS -> {
                 if (faulted != null && faulted.heldBy == null) {
                     faulted.heldBy = rule;
                 }
             }
-            case "crash", "disconnect" -> s.connectionEnded(rule);
+            case ENDS_CONNECTION -> s.connectionEnded(rule);
             default -> {
             }
         }
