@@ -4,7 +4,6 @@ import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
-import dev.mcpchaos.core.frame.HeaderSource;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
@@ -60,7 +59,7 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
  * chain's executor, hop here before touching it.
  */
-final class Exchange implements HeaderSource, ResponseOutput {
+final class Exchange implements ExchangeContext, ResponseOutput {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
@@ -406,7 +405,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     /** The chain let a client-to-server frame through: send it upstream. On the chain's executor. */
-    void sendRequest(Frame frame) {
+    @Override
+    public void sendRequest(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE || answeredHere) {
                 discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
@@ -674,7 +674,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */
-    void sendResponse(Frame frame) {
+    @Override
+    public void sendResponse(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE) {
                 discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
@@ -918,7 +919,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     // ---- how the exchange ends otherwise: faults, failures, the client --------------------------------
 
     /** A fault keeps this response from ending (see {@link ConnectionControl#stallResponse}). */
-    void stall() {
+    @Override
+    public void stall() {
         onLoop(null, () -> stalled = true);
     }
 
@@ -1016,7 +1018,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     /** A fault closes the client's connection of this exchange. */
-    void closeClient() {
+    @Override
+    public void closeClient() {
         onLoop(null, () -> {
             cutClient(); // what was let through before the fault's message still goes first
             frontend.closeClient();
@@ -1028,7 +1031,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * went away looks like through a proxy, a 502 with a JSON-RPC error before the response began,
      * a cut stream after. Not an upstream failure: the fault event names it.
      */
-    void closeUpstream() {
+    @Override
+    public void closeUpstream() {
         onLoop(null, () -> {
             frontend.closeUpstream();
             if (phase == Phase.DONE || answeredHere) {
@@ -1136,6 +1140,21 @@ final class Exchange implements HeaderSource, ResponseOutput {
         responseReserved = 0;
     }
 
+    @Override
+    public boolean expireSession(Frame at) {
+        HttpSessions sessions = frontend.sessions();
+        String id = chain.session().id();
+        if (!sessions.isKnown(id)) {
+            return false; // a sessionless request (or one of a session the upstream never named)
+        }
+        sessions.expire(id);
+        if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
+            // The request that met the fault is answered as every later one of the session is.
+            answerExpiredByFault(at.envelope().id());
+        }
+        return true;
+    }
+
     /**
      * A fault expired this exchange's session at its request: answered like every later request
      * of the session, 404 with the JSON-RPC error, and never forwarded.
@@ -1165,7 +1184,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * JSON answer (nothing can go beside it). A POST body's copy goes upstream on a connection of
      * its own, so requests are not.
      */
-    boolean carriesOneMessage(Direction direction) {
+    @Override
+    public boolean carriesOneMessage(Direction direction) {
         return direction == Direction.SERVER_TO_CLIENT && body != null && body.carriesOneMessage();
     }
 
@@ -1173,7 +1193,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * A fault answers this exchange itself with a status of its choice; false (and the body
      * released) when the response has already begun.
      */
-    boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
+    @Override
+    public boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
         // Read off the loop too, as overrideContentType does: a frame reaches the chain after
         // the head it follows was written.
         if (begun()) {
@@ -1205,7 +1226,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * A fault makes the response claim another content type; false when the response head has
      * already left (an SSE stream's) or none will.
      */
-    boolean overrideContentType(String contentType) {
+    @Override
+    public boolean overrideContentType(String contentType) {
         // Read off the loop too: a frame reaches the chain after the head it follows was written,
         // so a head that left is seen; a head still to come waits for the frame the chain holds.
         if (begun()) {

@@ -3,7 +3,6 @@ package dev.mcpchaos.core.transport.http;
 import io.netty.buffer.ByteBuf;
 import java.util.Map;
 import dev.mcpchaos.core.codec.http1.Http1ServerCodec;
-import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
@@ -123,7 +122,7 @@ public final class HttpProxy implements AutoCloseable {
         // the connection that began it: no thread hop for a session that stays on one connection.
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
-        sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, new Control(), toServer,
+        sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, CONTROL, toServer,
                 toClient, config.observer, builder.sessionIdleTimeout, builder.maxSessions,
                 builder.executor != null ? builder.executor : group.next());
         // No TCP_NODELAY child option: both of Netty's transports set it on every socket already,
@@ -439,10 +438,10 @@ public final class HttpProxy implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private static Exchange exchangeOf(Frame frame) {
-        Object route = frame.route();
-        if (route instanceof Exchange) {
-            return (Exchange) route;
+    private static ExchangeContext exchangeOf(Frame frame) {
+        ExchangeContext exchange = ExchangeContext.of(frame);
+        if (exchange != null) {
+            return exchange;
         }
         frame.release();
         throw new IllegalStateException("frame has no HTTP exchange to travel on: " + frame
@@ -453,11 +452,16 @@ public final class HttpProxy implements AutoCloseable {
         return address.getHostString() + ':' + address.getPort();
     }
 
-    /** What faults may do on HTTP: act on the connections of the exchange a frame travels on. */
-    private final class Control implements ConnectionControl {
+    private static final ConnectionControl CONTROL = new Control();
+
+    /**
+     * What faults may do on HTTP: act on the exchange a frame travels on ({@link ExchangeContext});
+     * a frame on none (made by a test, say) has nothing to act on.
+     */
+    private static final class Control implements ConnectionControl {
         @Override
         public void closeClientSide(Frame at) {
-            Exchange exchange = (Exchange) at.route();
+            ExchangeContext exchange = ExchangeContext.of(at);
             if (exchange != null) {
                 exchange.closeClient();
             }
@@ -465,7 +469,7 @@ public final class HttpProxy implements AutoCloseable {
 
         @Override
         public void closeServerSide(Frame at) {
-            Exchange exchange = (Exchange) at.route();
+            ExchangeContext exchange = ExchangeContext.of(at);
             if (exchange != null) {
                 exchange.closeUpstream();
             }
@@ -482,9 +486,8 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         @Override
-        public boolean respondHttp(Frame at, int status, Map<String, String> headers,
-                                   ByteBuf body) {
-            Exchange exchange = (Exchange) at.route();
+        public boolean respondHttp(Frame at, int status, Map<String, String> headers, ByteBuf body) {
+            ExchangeContext exchange = ExchangeContext.of(at);
             if (exchange == null) {
                 body.release();
                 return false;
@@ -494,19 +497,19 @@ public final class HttpProxy implements AutoCloseable {
 
         @Override
         public boolean carriesOneMessage(Frame at) {
-            Exchange exchange = (Exchange) at.route();
+            ExchangeContext exchange = ExchangeContext.of(at);
             return exchange != null && exchange.carriesOneMessage(at.direction());
         }
 
         @Override
         public boolean overrideContentType(Frame at, String contentType) {
-            Exchange exchange = (Exchange) at.route();
+            ExchangeContext exchange = ExchangeContext.of(at);
             return exchange != null && exchange.overrideContentType(contentType);
         }
 
         @Override
         public void stallResponse(Frame at) {
-            Exchange exchange = (Exchange) at.route();
+            ExchangeContext exchange = ExchangeContext.of(at);
             if (exchange != null) {
                 exchange.stall();
             }
@@ -514,16 +517,8 @@ public final class HttpProxy implements AutoCloseable {
 
         @Override
         public boolean expireSession(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange == null || !sessions.isKnown(exchange.chain().session().id())) {
-                return false; // a sessionless request (or one of a session the upstream never named)
-            }
-            sessions.expire(exchange.chain().session().id());
-            if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
-                // The request that met the fault is answered as every later one of the session is.
-                exchange.answerExpiredByFault(at.envelope().id());
-            }
-            return true;
+            ExchangeContext exchange = ExchangeContext.of(at);
+            return exchange != null && exchange.expireSession(at);
         }
     }
 
