@@ -30,7 +30,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -38,7 +37,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -537,7 +535,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * response body timeout (see {@link FrontendHandler#startResponseTimer}).
      */
     void onResponseTimeout() {
-        if (responseHead != null && !responseReceived && phase != Phase.DONE && !(body instanceof SseResponseBody)) {
+        if (responseHead != null && !responseReceived && phase != Phase.DONE && body.keepsComing()) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri() + " (body)");
             frontend.closeUpstream();
@@ -950,7 +948,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** Cuts the client after the events that came whole have passed the chain (an SSE body), or now. */
     private void cutAfterHeld() {
-        if (body instanceof SseResponseBody) {
+        if (body != null && body.streamsMessages()) {
             afterHeld(this::cutClient);
         } else {
             cutClient();
@@ -1038,7 +1036,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (phase == Phase.DONE || answeredHere) {
                 return;
             }
-            if (body instanceof SseResponseBody && begun()) {
+            if (body != null && body.streamsMessages() && begun()) {
                 // As if the server went away at this event: nothing after it reaches the client.
                 cutClient();
                 return;
@@ -1082,10 +1080,10 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                     + "down and the upstream had not answered within the drain timeout", false);
             return HttpProxy.DrainOutcome.ANSWERED;
         }
-        if (body instanceof SseResponseBody && ((SseResponseBody) body).atEventStart()) {
+        HttpContent drainEnd = body != null ? body.drainEnd() : null;
+        if (drainEnd != null) {
             body.writeQueued();
-            downstream.write(new DefaultHttpContent(Unpooled.copiedBuffer(HttpProxy.DRAIN_SSE_COMMENT + "\n\n",
-                    StandardCharsets.UTF_8)));
+            downstream.write(drainEnd);
             downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             moveTo(Phase.DONE);
             frontend.stopResponseTimer(this);
@@ -1094,7 +1092,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             return HttpProxy.DrainOutcome.ENDED;
         }
         log.info("{} {}: cut when the drain timeout ran out ({})", head.method(), head.uri(),
-                body instanceof SseResponseBody ? "mid-event" : "mid-body");
+                body != null ? body.cutWhere() : "mid-body");
         cutClient();
         return HttpProxy.DrainOutcome.CUT;
     }
