@@ -69,7 +69,49 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
     };
 
-    /** Where the response stands. It only moves forward ({@link #moveTo}). */
+    /**
+     * Where the request stands. It only moves forward ({@link #moveTo(RequestState)}); a GET
+     * goes {@code RECEIVING -> RELAYING -> SENT}, a POST {@code RECEIVING -> RECEIVED -> SENT}.
+     */
+    enum RequestState {
+        /** The head came; nothing has gone upstream (a POST's body is being read and held). */
+        RECEIVING,
+        /** The head went upstream and the body follows as it comes (GET, DELETE, ...): not all read yet. */
+        RELAYING,
+        /** Read whole (or refused) and not sent: a POST body in the chain, or a request answered here. */
+        RECEIVED,
+        /** Read whole and gone upstream (or on its way). */
+        SENT;
+
+        /** Whether the request (its head at least) went upstream. */
+        boolean forwarded() {
+            return this == RELAYING || this == SENT;
+        }
+
+        /** Whether the client has sent all of it (or it was refused, and the rest is not read for it). */
+        boolean complete() {
+            return this == RECEIVED || this == SENT;
+        }
+    }
+
+    /**
+     * Why the exchange ended ({@link #finish}): what the front end is told. The response is
+     * {@code DONE} from then on, whatever the reason.
+     */
+    enum Ending {
+        /** Answered as the upstream (and the chain) said: the connection goes on if both sides keep it alive. */
+        ANSWERED,
+        /** Answered here with an error of the proxy's (a 4xx or 5xx with a JSON-RPC error). */
+        ANSWERED_HERE,
+        /** An SSE stream the drain ended between events: the connection closes after it. */
+        DRAINED,
+        /** Cut: the client's connection closes after what was written, without a proper end. */
+        CUT,
+        /** The client's connection closed first: nobody to answer or tell. */
+        CLIENT_GONE
+    }
+
+    /** Where the response stands. It only moves forward ({@link #moveTo(Phase)}). */
     enum Phase {
         /** No final response head from the upstream yet; nothing written to the client. */
         AWAITING,
@@ -104,10 +146,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     private HttpHeaders clientOnlyHeaders;
     /** The request head went upstream (or is on its way) and its headers are the upstream's now. */
     private boolean headSent;
-    private boolean requestComplete;
+    private RequestState request = RequestState.RECEIVING;
     private Object requestId;
-    /** The request went upstream (its frame left the chain, or it had none to pass). */
-    private boolean forwarded;
     /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
     private CompositeByteBuf requestPrefix;
     /** What the request body holds of the proxy's {@link BufferBudget}, until it goes upstream. */
@@ -115,6 +155,15 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     // ---- the response
     private Phase phase = Phase.AWAITING;
+    /**
+     * Whether the response head went (or the exchange is over): {@code phase} past GATHERING,
+     * published for the faults' decisions, which are taken on the chain's executor and must
+     * answer at once ({@link #respondWith}, {@link #overrideContentType}). The only state read
+     * off the loop besides what {@link dev.mcpchaos.core.frame.HeaderSource} shows.
+     */
+    private volatile boolean headLeft;
+    /** Whether the body carries one message ({@link ResponseBody#carriesOneMessage}), published as {@code headLeft} is. */
+    private volatile boolean oneMessageBody;
     /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
     private volatile HttpResponse responseHead;
     /** The response head as it came, read once; null once its hop-by-hop headers are gone (see {@link #copyHead}). */
@@ -143,8 +192,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     private boolean stalled;
     /** A fault closed the upstream connection after the whole JSON answer had come. */
     private boolean upstreamCutByFault;
-    /** The client's connection closed before this exchange was done. */
-    private boolean clientGone;
+    /** How the exchange ended; null while it has not (the response is DONE once it is not null). */
+    private Ending ending;
     /** Watches a GET stream with no session for the legacy transport's endpoint event; null otherwise. */
     private LegacyEndpointProbe legacyProbe;
     /** The legacy session this GET stream named, ended with the stream. */
@@ -185,10 +234,33 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** Moves the response forward; a move back is a bug in the exchange. */
     private void moveTo(Phase next) {
+        assert inLoop() : this + ": " + phase + " -> " + next + " off its event loop";
         if (next.compareTo(phase) < 0) {
             throw new IllegalStateException(this + ": " + phase + " -> " + next);
         }
         phase = next;
+        if (next.compareTo(Phase.STREAMING) >= 0) {
+            headLeft = true;
+        }
+    }
+
+    /** Moves the request forward; a move back is a bug in the exchange. */
+    private void moveTo(RequestState next) {
+        assert inLoop() : this + ": " + request + " -> " + next + " off its event loop";
+        if (next.compareTo(request) < 0) {
+            throw new IllegalStateException(this + ": " + request + " -> " + next);
+        }
+        request = next;
+    }
+
+    private void setBody(ResponseBody next) {
+        body = next;
+        oneMessageBody = next.carriesOneMessage();
+    }
+
+    /** Whether the caller runs on the client connection's event loop, where all of this exchange's state lives. */
+    private boolean inLoop() {
+        return downstream.eventLoop().inEventLoop();
     }
 
     /** Whether the client has had the start of a response (or the exchange is over). */
@@ -256,7 +328,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     boolean requestComplete() {
-        return requestComplete;
+        return request.complete();
     }
 
     /**
@@ -264,7 +336,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * its request went whole, its response came whole, and the upstream said keep-alive.
      */
     boolean leftUpstreamIdle() {
-        return forwarded && requestComplete && responseReceived && upstreamKeepAlive && !answeredHere;
+        return request == RequestState.SENT && responseReceived && upstreamKeepAlive && !answeredHere;
     }
 
     boolean isDone() {
@@ -279,6 +351,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The request's head arrived. */
     void onRequestHead() {
+        assert inLoop();
         if (!post && frontend.sessions().isExpired(sessionId)) {
             answerExpired();
             return;
@@ -289,7 +362,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             }
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
-            forwarded = true;
+            moveTo(RequestState.RELAYING);
             frontend.sendUpstream(this, prepareForUpstream(head));
             startResponseTimeout();
         }
@@ -297,6 +370,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** A piece of the request body arrived; takes ownership. */
     void onRequestContent(HttpContent content) {
+        assert inLoop();
         boolean last = content instanceof LastHttpContent;
         if (phase == Phase.DONE) {
             content.release();
@@ -322,12 +396,14 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 content.release();
             }
             if (last) {
-                requestComplete = true;
+                moveTo(RequestState.RECEIVED);
                 onRequestBody();
             }
         } else {
             frontend.sendUpstream(this, content);
-            requestComplete |= last;
+            if (last) {
+                moveTo(RequestState.SENT);
+            }
         }
     }
 
@@ -337,7 +413,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
                 config.maxRequestBody);
         releaseRequestBody();
-        requestComplete = true;
+        moveTo(RequestState.RECEIVED);
         respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
                 "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
     }
@@ -354,7 +430,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         log.info("{} {}: the proxy holds {} bytes of bodies, its limit is {}: answered 503", head.method(), head.uri(),
                 buffers.held(), buffers.limit());
         releaseRequestBody();
-        requestComplete = true;
+        moveTo(RequestState.RECEIVED);
         respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, null, "mcp-chaos: the proxy holds as many bytes of "
                 + "bodies for its clients as it may (" + buffers.limit() + "); try again", false, "1");
     }
@@ -385,7 +461,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
         if (!body.isReadable()) {
             body.release();
-            forwarded = true;
+            moveTo(RequestState.SENT);
             frontend.sendUpstream(this, fullRequest(Unpooled.EMPTY_BUFFER));
             startResponseTimeout();
             return;
@@ -396,7 +472,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
         frame.route(this);
         process(frame);
-        if (!forwarded && phase != Phase.DONE) {
+        if (!request.forwarded() && phase != Phase.DONE) {
             // Only when the request did not go at once: its end travels behind what holds it.
             chain.endRoute(this, Direction.CLIENT_TO_SERVER, () -> onLoop(null, this::requestEnded));
         }
@@ -407,18 +483,18 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     public void sendRequest(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE || answeredHere) {
-                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
-            if (!forwarded && !frame.isOriginal() && !isMessage(frame)) {
+            if (!request.forwarded() && !frame.isOriginal() && !isMessage(frame)) {
                 // Bytes a fault made that are no message (noise before the request, or the request
                 // corrupted): a POST body carries one message, so they lead it, or are the body
                 // when no message follows (the route's end, see requestEnded).
                 requestPrefix = appendLine(downstream.alloc(), requestPrefix, frame);
                 return;
             }
-            if (forwarded) {
+            if (request.forwarded()) {
                 // A second frame for one request (a duplicate): the client asked once, so its
                 // answer can only be the first one. Send the copy on a connection of its own.
                 frontend.sendShadow(shadowRequest(frame.content().retainedSlice()));
@@ -437,7 +513,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private void forwardBody(ByteBuf body) {
-        forwarded = true;
+        moveTo(RequestState.SENT);
         releaseRequestReservation(); // the upstream connection's outbound buffer holds it from here
         frontend.sendUpstream(this, fullRequest(body));
         startResponseTimeout();
@@ -445,7 +521,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
     private void requestEnded() {
-        if (!forwarded && phase != Phase.DONE && !answeredHere && requestPrefix != null) {
+        if (!request.forwarded() && phase != Phase.DONE && !answeredHere && requestPrefix != null) {
             ByteBuf body = requestPrefix;
             requestPrefix = null;
             forwardBody(body);
@@ -535,6 +611,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * response body timeout (see {@link FrontendHandler#startResponseTimer}).
      */
     void onResponseTimeout() {
+        assert inLoop();
         if (responseHead != null && !responseReceived && phase != Phase.DONE && body.keepsComing()) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri() + " (body)");
@@ -568,6 +645,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** Something came from the upstream connection for this exchange; takes ownership. */
     void onUpstream(Object message) {
+        assert inLoop();
         if (phase == Phase.DONE || answeredHere) {
             ReferenceCountUtil.release(message);
             return;
@@ -602,16 +680,16 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 && response.status().code() != 204 && response.status().code() != 304;
         long declaredLength = facts.length;
         if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(facts.contentType)) {
-            body = new SseResponseBody(this);
+            setBody(new SseResponseBody(this));
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
             writeHead(out);
         } else if (hasBody && HttpMessages.isJson(facts.contentType) && declaredLength <= config.maxJsonResponseBody) {
             moveTo(Phase.GATHERING);
-            body = new JsonResponseBody(this, declaredLength);
+            setBody(new JsonResponseBody(this, declaredLength));
         } else {
-            body = new RawResponseBody(this);
+            setBody(new RawResponseBody(this));
             if (hasBody) {
                 awaitMoreBody();
             }
@@ -650,7 +728,10 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (legacyProbe != null) {
             probeLegacyEndpoint(content.content());
         }
-        body = body.onContent(content);
+        ResponseBody next = body.onContent(content);
+        if (next != body) {
+            setBody(next);
+        }
     }
 
     /**
@@ -676,7 +757,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     public void sendResponse(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE) {
-                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
             } else if (body == null) {
                 answerFromFault(frame);
@@ -692,7 +773,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     private void answerFromFault(Frame frame) {
         answeredHere = true;
-        if (forwarded) {
+        if (request.forwarded()) {
             frontend.closeUpstream();
         }
         ByteBuf answer = frame.content().retainedSlice();
@@ -924,7 +1005,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
-        if (phase == Phase.DONE || answeredHere || !forwarded || responseReceived) {
+        assert inLoop();
+        if (phase == Phase.DONE || answeredHere || !request.forwarded() || responseReceived) {
             // A response that had all arrived (one delimited by the connection's end, or followed
             // by the close its Connection: close announced) is still on its way through the chain.
             return;
@@ -961,10 +1043,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (body != null) {
                 body.writeQueued(); // what arrived before the break still goes out
             }
-            moveTo(Phase.DONE);
-            frontend.stopResponseTimer(this);
-            releaseHeld();
-            frontend.closeAfterWrites();
+            finish(Ending.CUT, false);
         }
     }
 
@@ -974,6 +1053,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * connection is cut (a clean end would present a broken body as complete).
      */
     void onInvalidResponse(Throwable cause) {
+        assert inLoop();
         if (phase == Phase.DONE) {
             return;
         }
@@ -996,6 +1076,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The upstream could not be reached, or failed other than on its socket. */
     void onUpstreamUnreachable(Throwable cause) {
+        assert inLoop();
         // A decoder's failure is a response that is not HTTP; TLS failures come wrapped the same
         // way but mean the upstream could not be reached safely.
         if (cause instanceof io.netty.handler.codec.DecoderException
@@ -1065,6 +1146,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * its chunked body; a request not yet answered gets a 503; anything else is cut.
      */
     HttpProxy.DrainOutcome endForDrain() {
+        assert inLoop();
         if (phase == Phase.DONE) {
             return HttpProxy.DrainOutcome.CUT;
         }
@@ -1085,10 +1167,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             body.writeQueued();
             downstream.write(drainEnd);
             downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            moveTo(Phase.DONE);
-            frontend.stopResponseTimer(this);
-            releaseHeld();
-            frontend.exchangeDone(this, false);
+            finish(Ending.DRAINED, false);
             return HttpProxy.DrainOutcome.ENDED;
         }
         log.info("{} {}: cut when the drain timeout ran out ({})", head.method(), head.uri(),
@@ -1099,10 +1178,35 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The client's connection closed: let go of everything. */
     void abort() {
-        clientGone = true;
-        phase = Phase.DONE;
+        assert inLoop();
+        if (phase == Phase.DONE) {
+            ending = Ending.CLIENT_GONE; // what still comes for it is discarded as the client's loss
+            return;
+        }
+        finish(Ending.CLIENT_GONE, false);
+    }
+
+    /**
+     * The one way into {@code DONE}: stops the response timer, lets go of everything held, and
+     * tells the front end as {@code why} says (serve the next request or close after this answer,
+     * cut the connection after what was written, or nothing when the client has gone). Once.
+     *
+     * @param keepAlive for an answer, whether the connection may serve another request
+     */
+    private void finish(Ending why, boolean keepAlive) {
+        assert inLoop() : this + " finished off its event loop";
+        if (phase == Phase.DONE) {
+            return;
+        }
+        moveTo(Phase.DONE);
+        ending = why;
         frontend.stopResponseTimer(this);
         releaseHeld();
+        switch (why) {
+            case ANSWERED, ANSWERED_HERE, DRAINED -> frontend.exchangeDone(this, keepAlive);
+            case CUT -> frontend.closeAfterWrites();
+            case CLIENT_GONE -> { }
+        }
     }
 
     /**
@@ -1162,7 +1266,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (begun()) {
                 return; // the client went away meanwhile
             }
-            if (forwarded && responseHead == null) {
+            if (request.forwarded() && responseHead == null) {
                 frontend.closeUpstream(); // its late answer must not be taken for the next request's
             }
             answeredHere = true;
@@ -1184,7 +1288,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     @Override
     public boolean carriesOneMessage(Direction direction) {
-        return direction == Direction.SERVER_TO_CLIENT && body != null && body.carriesOneMessage();
+        return direction == Direction.SERVER_TO_CLIENT && oneMessageBody;
     }
 
     /**
@@ -1193,9 +1297,9 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     @Override
     public boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
-        // Read off the loop too, as overrideContentType does: a frame reaches the chain after
-        // the head it follows was written.
-        if (begun()) {
+        // Decided at once, on the chain's executor: a frame reaches the chain after the head it
+        // follows was written, so a head that left is seen; the answer itself is written on the loop.
+        if (headLeft) {
             answer.release();
             return false;
         }
@@ -1205,7 +1309,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 return;
             }
             answeredHere = true;
-            if (forwarded && responseHead == null) {
+            if (request.forwarded() && responseHead == null) {
                 frontend.closeUpstream(); // its late answer must not be taken for the next request's
             }
             FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
@@ -1226,9 +1330,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     @Override
     public boolean overrideContentType(String contentType) {
-        // Read off the loop too: a frame reaches the chain after the head it follows was written,
-        // so a head that left is seen; a head still to come waits for the frame the chain holds.
-        if (begun()) {
+        // Decided at once, as respondWith is: a head still to come waits for the frame the chain holds.
+        if (headLeft) {
             return false;
         }
         onLoop(null, () -> contentTypeOverride = contentType);
@@ -1254,10 +1357,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
         answeredStatus = status.code();
         downstream.writeAndFlush(response);
-        moveTo(Phase.DONE);
-        frontend.stopResponseTimer(this);
-        releaseHeld();
-        frontend.exchangeDone(this, keepAlive && clientKeepAlive);
+        finish(Ending.ANSWERED_HERE, keepAlive && clientKeepAlive);
     }
 
     /** The upstream's response head made ready for the client, in place (it is not read again). */
@@ -1277,14 +1377,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private void complete() {
-        if (phase == Phase.DONE) {
-            return;
-        }
-        moveTo(Phase.DONE);
-        frontend.stopResponseTimer(this);
-        releaseHeld();
-        boolean keepAlive = clientKeepAlive && upstreamKeepAlive;
-        frontend.exchangeDone(this, keepAlive);
+        finish(Ending.ANSWERED, clientKeepAlive && upstreamKeepAlive);
     }
 
     private void process(Frame frame) {

@@ -733,7 +733,19 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (ready.isDone()) {
             writeUpstream(exchange, ready, message);
         } else {
-            ready.addListener(f -> writeUpstream(exchange, ready, message));
+            // On this loop (the upstream connection's too); a connection whose registration failed
+            // may complete elsewhere, and the exchange is touched on its own loop only.
+            ready.addListener(f -> {
+                if (ctx.executor().inEventLoop()) {
+                    writeUpstream(exchange, ready, message);
+                } else {
+                    try {
+                        ctx.executor().execute(() -> writeUpstream(exchange, ready, message));
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        ReferenceCountUtil.release(message); // shutting down: nobody to answer
+                    }
+                }
+            });
         }
     }
 
