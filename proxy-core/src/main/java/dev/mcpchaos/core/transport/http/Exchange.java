@@ -13,16 +13,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
@@ -70,31 +65,6 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     };
 
     /**
-     * Where the request stands. It only moves forward ({@link #moveTo(RequestState)}); a GET
-     * goes {@code RECEIVING -> RELAYING -> SENT}, a POST {@code RECEIVING -> RECEIVED -> SENT}.
-     */
-    enum RequestState {
-        /** The head came; nothing has gone upstream (a POST's body is being read and held). */
-        RECEIVING,
-        /** The head went upstream and the body follows as it comes (GET, DELETE, ...): not all read yet. */
-        RELAYING,
-        /** Read whole (or refused) and not sent: a POST body in the chain, or a request answered here. */
-        RECEIVED,
-        /** Read whole and gone upstream (or on its way). */
-        SENT;
-
-        /** Whether the request (its head at least) went upstream. */
-        boolean forwarded() {
-            return this == RELAYING || this == SENT;
-        }
-
-        /** Whether the client has sent all of it (or it was refused, and the rest is not read for it). */
-        boolean complete() {
-            return this == RECEIVED || this == SENT;
-        }
-    }
-
-    /**
      * Why the exchange ended ({@link #finish}): what the front end is told. The response is
      * {@code DONE} from then on, whatever the reason.
      */
@@ -124,34 +94,24 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private final FrontendHandler frontend;
+    /** The client connection's upstream side, which this exchange's request goes on. */
+    private final UpstreamLink upstream;
+    /** The client connection's response timer (see {@link ResponseTimer}). */
+    private final ResponseTimer timer;
     private final Channel downstream;
     private final HttpRequest head;
-    /** The request head as it came, read once (see {@link HeadFacts}). */
-    private final HeadFacts requestFacts;
+    /** The request: its head as the client sent it, its body, the forms it goes upstream in. */
+    private final ClientRequest request;
     private final boolean post;
     private final String sessionId;
+    /** The session the exchange belongs to: its chain, and what the session table learns from the exchange. */
+    private final ExchangeSession session;
     private final InterceptorChain chain;
     private final HttpProxyConfig config;
 
-    // ---- the request
-    /** The request body: the piece it came in, when it came whole, else gathered in blocks. */
-    private BodyGatherer requestBody;
     /** Whether the client's connection stays open after this exchange, as its request said. */
     private final boolean clientKeepAlive;
-    /**
-     * The request's headers travel upstream in the request's own header object, changed in
-     * place (no copy); the ones removed or replaced on the way (hop-by-hop, Host,
-     * Content-Length) are kept here, as the client sent them, for {@link #requestHeader}.
-     */
-    private HttpHeaders clientOnlyHeaders;
-    /** The request head went upstream (or is on its way) and its headers are the upstream's now. */
-    private boolean headSent;
-    private RequestState request = RequestState.RECEIVING;
     private Object requestId;
-    /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
-    private CompositeByteBuf requestPrefix;
-    /** What the request body holds of the proxy's {@link BufferBudget}, until it goes upstream. */
-    private long requestReserved;
 
     // ---- the response
     private Phase phase = Phase.AWAITING;
@@ -194,37 +154,20 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     private boolean upstreamCutByFault;
     /** How the exchange ended; null while it has not (the response is DONE once it is not null). */
     private Ending ending;
-    /** Watches a GET stream with no session for the legacy transport's endpoint event; null otherwise. */
-    private LegacyEndpointProbe legacyProbe;
-    /** The legacy session this GET stream named, ended with the stream. */
-    private String legacySession;
-    /** The session table was told this exchange ended (see {@link HttpSessions#exchangeEnded}). */
-    private boolean sessionReleased;
-    /**
-     * The chain may be in the session table: the request named a session, or the table learnt
-     * one from this exchange. A sessionless request's chain is not, and telling the table it
-     * ended took its lock for nothing on every 2026-07-28 request.
-     */
-    private boolean sessionTracked;
-
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
         this.frontend = frontend;
+        this.upstream = frontend.upstream();
+        this.timer = frontend.responseTimer();
         this.downstream = downstream;
         this.head = head;
         this.config = config;
-        this.post = HttpMethod.POST.equals(head.method());
-        this.requestFacts = HeadFacts.of(head.headers());
-        this.sessionId = requestFacts.sessionId;
-        this.clientKeepAlive = requestFacts.keepAlive(head);
-        String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
-        this.sessionTracked = sessionId != null || legacy != null;
-        this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
-                : sessions.chainFor(sessionId, downstream.eventLoop());
-        // A legacy GET /sse stream names its session in its first event (endpoint): watch for it.
-        if (!post && sessionId == null && HttpMethod.GET.equals(head.method())) {
-            legacyProbe = new LegacyEndpointProbe(downstream.alloc());
-        }
+        this.request = new ClientRequest(head, config, frontend.buffers(), downstream.alloc());
+        this.post = request.post;
+        this.sessionId = request.facts.sessionId;
+        this.clientKeepAlive = request.facts.keepAlive(head);
+        this.session = new ExchangeSession(sessions, head, sessionId, downstream);
+        this.chain = session.chain;
     }
 
     /** Where the response stands. */
@@ -245,12 +188,9 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     /** Moves the request forward; a move back is a bug in the exchange. */
-    private void moveTo(RequestState next) {
-        assert inLoop() : this + ": " + request + " -> " + next + " off its event loop";
-        if (next.compareTo(request) < 0) {
-            throw new IllegalStateException(this + ": " + request + " -> " + next);
-        }
-        request = next;
+    private void moveTo(ClientRequest.State next) {
+        assert inLoop() : this + ": " + request.state() + " -> " + next + " off its event loop";
+        request.moveTo(next);
     }
 
     private void setBody(ResponseBody next) {
@@ -275,13 +215,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
     @Override
     public String requestHeader(String name) {
-        if (clientOnlyHeaders != null) {
-            String value = clientOnlyHeaders.get(name);
-            if (value != null) {
-                return value;
-            }
-        }
-        return head.headers().get(name);
+        return request.header(name);
     }
 
     @Override
@@ -294,20 +228,9 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         return head.uri();
     }
 
-    /** As the client sent them: those the proxy replaced upstream come from {@code clientOnlyHeaders}. */
     @Override
     public List<Map.Entry<String, String>> requestHeaders() {
-        List<Map.Entry<String, String>> all = new java.util.ArrayList<>();
-        HttpHeaders replaced = clientOnlyHeaders;
-        if (replaced != null) {
-            all.addAll(replaced.entries());
-        }
-        for (Map.Entry<String, String> header : head.headers().entries()) {
-            if (replaced == null || !replaced.contains(header.getKey())) {
-                all.add(header);
-            }
-        }
-        return all;
+        return request.headers();
     }
 
     @Override
@@ -328,7 +251,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     boolean requestComplete() {
-        return request.complete();
+        return request.state().complete();
     }
 
     /**
@@ -336,7 +259,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * its request went whole, its response came whole, and the upstream said keep-alive.
      */
     boolean leftUpstreamIdle() {
-        return request == RequestState.SENT && responseReceived && upstreamKeepAlive && !answeredHere;
+        return request.state() == ClientRequest.State.SENT && responseReceived && upstreamKeepAlive && !answeredHere;
     }
 
     boolean isDone() {
@@ -352,18 +275,18 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** The request's head arrived. */
     void onRequestHead() {
         assert inLoop();
-        if (!post && frontend.sessions().isExpired(sessionId)) {
+        if (!post && session.expired()) {
             answerExpired();
             return;
         }
         if (post) {
-            if (requestFacts.length > config.maxRequestBody) {
-                rejectBody(requestFacts.length);
+            if (request.facts.length > config.maxRequestBody) {
+                rejectBody(request.facts.length);
             }
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
-            moveTo(RequestState.RELAYING);
-            frontend.sendUpstream(this, prepareForUpstream(head));
+            moveTo(ClientRequest.State.RELAYING);
+            upstream.send(this, request.headForUpstream());
             startResponseTimeout();
         }
     }
@@ -375,34 +298,19 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (phase == Phase.DONE) {
             content.release();
         } else if (post) {
-            try {
-                ByteBuf bytes = content.content();
-                long size = (requestBody == null ? 0L : requestBody.readableBytes()) + bytes.readableBytes();
-                if (size > config.maxRequestBody) {
-                    rejectBody(size);
-                    return;
+            switch (request.gather(content)) {
+                case TOO_LARGE -> rejectBody(request.sizeSeen());
+                case OVER_BUDGET -> rejectBuffered();
+                case WHOLE -> {
+                    moveTo(ClientRequest.State.RECEIVED);
+                    onRequestBody();
                 }
-                if (requestBody == null) {
-                    requestBody = new BodyGatherer(downstream.alloc(), requestFacts.length);
-                }
-                long needed = requestBody.capacityNeeded(bytes, last);
-                if (!frontend.buffers().tryReserve(needed)) {
-                    rejectBuffered();
-                    return;
-                }
-                requestReserved += needed;
-                requestBody.add(bytes, last);
-            } finally {
-                content.release();
-            }
-            if (last) {
-                moveTo(RequestState.RECEIVED);
-                onRequestBody();
+                case MORE -> { }
             }
         } else {
-            frontend.sendUpstream(this, content);
+            upstream.send(this, content);
             if (last) {
-                moveTo(RequestState.SENT);
+                moveTo(ClientRequest.State.SENT);
             }
         }
     }
@@ -412,8 +320,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 Direction.CLIENT_TO_SERVER, size);
         log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
                 config.maxRequestBody);
-        releaseRequestBody();
-        moveTo(RequestState.RECEIVED);
+        request.releaseBody();
+        moveTo(ClientRequest.State.RECEIVED);
         respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
                 "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
     }
@@ -429,16 +337,15 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 Direction.CLIENT_TO_SERVER, buffers.held());
         log.info("{} {}: the proxy holds {} bytes of bodies, its limit is {}: answered 503", head.method(), head.uri(),
                 buffers.held(), buffers.limit());
-        releaseRequestBody();
-        moveTo(RequestState.RECEIVED);
+        request.releaseBody();
+        moveTo(ClientRequest.State.RECEIVED);
         respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, null, "mcp-chaos: the proxy holds as many bytes of "
                 + "bodies for its clients as it may (" + buffers.limit() + "); try again", false, "1");
     }
 
     private void onRequestBody() {
-        ByteBuf body = requestBody != null ? requestBody.take() : Unpooled.EMPTY_BUFFER;
-        requestBody = null;
-        if (frontend.sessions().isExpired(sessionId)) {
+        ByteBuf body = request.takeBody();
+        if (session.expired()) {
             Envelope envelope = SNIFFERS.get().sniff(body);
             requestId = envelope.id();
             if (body.isReadable()) {
@@ -461,8 +368,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
         if (!body.isReadable()) {
             body.release();
-            moveTo(RequestState.SENT);
-            frontend.sendUpstream(this, fullRequest(Unpooled.EMPTY_BUFFER));
+            moveTo(ClientRequest.State.SENT);
+            upstream.send(this, request.full(Unpooled.EMPTY_BUFFER));
             startResponseTimeout();
             return;
         }
@@ -472,7 +379,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
         frame.route(this);
         process(frame);
-        if (!request.forwarded() && phase != Phase.DONE) {
+        if (!request.state().forwarded() && phase != Phase.DONE) {
             // Only when the request did not go at once: its end travels behind what holds it.
             chain.endRoute(this, Direction.CLIENT_TO_SERVER, () -> onLoop(null, this::requestEnded));
         }
@@ -487,135 +394,69 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
-            if (!request.forwarded() && !frame.isOriginal() && !isMessage(frame)) {
+            if (!request.state().forwarded() && !frame.isOriginal() && !isMessage(frame)) {
                 // Bytes a fault made that are no message (noise before the request, or the request
                 // corrupted): a POST body carries one message, so they lead it, or are the body
                 // when no message follows (the route's end, see requestEnded).
-                requestPrefix = appendLine(downstream.alloc(), requestPrefix, frame);
+                request.addPrefix(frame);
                 return;
             }
-            if (request.forwarded()) {
+            if (request.state().forwarded()) {
                 // A second frame for one request (a duplicate): the client asked once, so its
                 // answer can only be the first one. Send the copy on a connection of its own.
-                frontend.sendShadow(shadowRequest(frame.content().retainedSlice()));
+                upstream.sendShadow(request.shadow(frame.content().retainedSlice()));
                 frame.release();
                 return;
             }
             ByteBuf body = frame.content().retainedSlice();
             frame.release();
-            if (requestPrefix != null) {
-                body = requestPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}))
-                        .addComponent(true, body);
-                requestPrefix = null;
-            }
-            forwardBody(body);
+            forwardBody(request.withPrefix(body));
         });
     }
 
     private void forwardBody(ByteBuf body) {
-        moveTo(RequestState.SENT);
-        releaseRequestReservation(); // the upstream connection's outbound buffer holds it from here
-        frontend.sendUpstream(this, fullRequest(body));
+        moveTo(ClientRequest.State.SENT);
+        request.releaseReservation(); // the upstream connection's outbound buffer holds it from here
+        upstream.send(this, request.full(body));
         startResponseTimeout();
     }
 
     /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
     private void requestEnded() {
-        if (!request.forwarded() && phase != Phase.DONE && !answeredHere && requestPrefix != null) {
-            ByteBuf body = requestPrefix;
-            requestPrefix = null;
-            forwardBody(body);
-        }
-    }
-
-    /** The request to send upstream, in the client's header object, changed in place. */
-    private FullHttpRequest fullRequest(ByteBuf body) {
-        HttpHeaders headers = head.headers();
-        prepareHeaders(headers);
-        // The length as the client sent it, unless a fault changed the body (or there was none).
-        if (requestFacts.length != body.readableBytes()) {
-            if (requestFacts.contentLength != null) {
-                keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
+        if (!request.state().forwarded() && phase != Phase.DONE && !answeredHere) {
+            ByteBuf alone = request.takePrefix();
+            if (alone != null) {
+                forwardBody(alone);
             }
-            headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        }
-        return new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body, headers,
-                EmptyHttpHeaders.INSTANCE);
-    }
-
-    /** A duplicate of the request, with headers of its own: the original's may still be on their way. */
-    private FullHttpRequest shadowRequest(ByteBuf body) {
-        FullHttpRequest request = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body,
-                head.headers().copy(), EmptyHttpHeaders.INSTANCE);
-        HttpMessages.removeHopByHop(request.headers());
-        if (config.rewriteHost) {
-            request.headers().set(HttpHeaderNames.HOST, config.upstreamHostHeader);
-        }
-        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        return request;
-    }
-
-    /** A head with no body to intercept (GET, DELETE, ...), made ready for upstream in place. */
-    private HttpRequest prepareForUpstream(HttpRequest request) {
-        boolean chunked = requestFacts.transferEncoding && HttpUtil.isTransferEncodingChunked(request);
-        prepareHeaders(request.headers());
-        if (chunked) {
-            HttpUtil.setTransferEncodingChunked(request, true);
-        }
-        return request;
-    }
-
-    /** Removes hop-by-hop headers and rewrites Host if asked, keeping what the client sent. Once. */
-    private void prepareHeaders(HttpHeaders headers) {
-        if (headSent) {
-            return;
-        }
-        headSent = true;
-        clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true, requestFacts.hopByHop);
-        if (config.rewriteHost) {
-            keepClientHeader(HttpHeaderNames.HOST, headers.getAll(HttpHeaderNames.HOST));
-            headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
-        }
-    }
-
-    private void keepClientHeader(CharSequence name, List<String> values) {
-        if (values.isEmpty()) {
-            return;
-        }
-        if (clientOnlyHeaders == null) {
-            clientOnlyHeaders = new DefaultHttpHeaders();
-        }
-        if (!clientOnlyHeaders.contains(name)) {
-            clientOnlyHeaders.add(name, values);
         }
     }
 
     private void startResponseTimeout() {
         if (config.responseTimeoutMillis > 0) {
-            frontend.startResponseTimer(this, config.responseTimeoutMillis);
+            timer.start(this, config.responseTimeoutMillis);
         }
     }
 
     /**
      * A body that is not an SSE stream must keep coming: the deadline moves with every piece
-     * (one timer per connection serves both deadlines, see {@link FrontendHandler#startResponseTimer}).
+     * (one timer per connection serves both deadlines, see {@link ResponseTimer}).
      */
     private void awaitMoreBody() {
         if (config.responseBodyTimeoutMillis > 0) {
-            frontend.startResponseTimer(this, config.responseBodyTimeoutMillis);
+            timer.start(this, config.responseBodyTimeoutMillis);
         }
     }
 
     /**
      * The upstream did not answer within the response timeout, or its body stopped coming for the
-     * response body timeout (see {@link FrontendHandler#startResponseTimer}).
+     * response body timeout (see {@link ResponseTimer}).
      */
     void onResponseTimeout() {
         assert inLoop();
         if (responseHead != null && !responseReceived && phase != Phase.DONE && body.keepsComing()) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri() + " (body)");
-            frontend.closeUpstream();
+            upstream.close();
             answeredHere = true;
             if (!begun()) {
                 log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504", head.method(),
@@ -635,7 +476,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                     head.method() + " " + head.uri());
             log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
                     config.responseTimeoutMillis);
-            frontend.closeUpstream();
+            upstream.close();
             respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
                     + config.upstreamLabel + " did not answer within " + config.responseTimeoutMillis + " ms", true);
         }
@@ -670,12 +511,12 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
             return; // 100 Continue and friends: the final answer follows (their empty end is ignored)
         }
-        frontend.stopResponseTimer(this);
+        timer.stop(this);
         responseHead = response;
         HeadFacts facts = HeadFacts.of(response.headers());
         responseFacts = facts;
         upstreamKeepAlive = facts.keepAlive(response);
-        trackSession(response, facts.sessionId);
+        session.onResponseHead(response, facts.sessionId);
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
                 && response.status().code() != 204 && response.status().code() != 304;
         long declaredLength = facts.length;
@@ -701,23 +542,6 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
     }
 
-    /** {@code named}: the response's Mcp-Session-Id, or null. */
-    private void trackSession(HttpResponse response, String named) {
-        if (named != null && sessionId == null) {
-            sessionTracked = true;
-            frontend.sessions().learn(named, chain);
-        } else if (sessionId != null && (named == null || named.equals(sessionId))
-                && response.status().codeClass() == HttpStatusClass.SUCCESS
-                && !HttpMethod.DELETE.equals(head.method())) {
-            frontend.sessions().accepted(sessionId, chain); // kept unless held already or ended meanwhile
-        }
-        if (sessionId != null && (response.status().code() == 404
-                || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()
-                == HttpStatusClass.SUCCESS)) {
-            frontend.sessions().end(sessionId);
-        }
-    }
-
     private void onResponseContent(HttpContent content) {
         if (body == null) {
             // The end of an informational response (100 Continue): the final one is still to come.
@@ -725,30 +549,10 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             return;
         }
         responseReceived |= content instanceof LastHttpContent;
-        if (legacyProbe != null) {
-            probeLegacyEndpoint(content.content());
-        }
+        session.onResponseBytes(content.content());
         ResponseBody next = body.onContent(content);
         if (next != body) {
             setBody(next);
-        }
-    }
-
-    /**
-     * A legacy GET stream's endpoint event names its session: that session takes this
-     * exchange's chain, so that the requests POSTed there and the responses on this stream are
-     * correlated (rules on {@code kind: response} and {@code tool} match). Learnt before the
-     * event is relayed, so the client cannot POST before the proxy knows.
-     */
-    private void probeLegacyEndpoint(ByteBuf bytes) {
-        String named = legacyProbe.look(bytes);
-        if (named != null) {
-            legacySession = named;
-            sessionTracked = true;
-            frontend.sessions().learn(named, chain);
-        }
-        if (legacyProbe.over()) {
-            legacyProbe = null;
         }
     }
 
@@ -773,8 +577,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     private void answerFromFault(Frame frame) {
         answeredHere = true;
-        if (request.forwarded()) {
-            frontend.closeUpstream();
+        if (request.state().forwarded()) {
+            upstream.close();
         }
         ByteBuf answer = frame.content().retainedSlice();
         frame.release();
@@ -922,7 +726,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     @Override
     public void bodyProgress(boolean allCame) {
         if (allCame) {
-            frontend.stopResponseTimer(this);
+            timer.stop(this);
         } else {
             awaitMoreBody();
         }
@@ -1006,7 +810,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
         assert inLoop();
-        if (phase == Phase.DONE || answeredHere || !request.forwarded() || responseReceived) {
+        if (phase == Phase.DONE || answeredHere || !request.state().forwarded() || responseReceived) {
             // A response that had all arrived (one delimited by the connection's end, or followed
             // by the close its Connection: close announced) is still on its way through the chain.
             return;
@@ -1060,7 +864,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.INVALID_RESPONSE,
                 head.method() + " " + head.uri() + ": " + reason);
-        frontend.closeUpstream(); // a decoder that failed reads nothing more of this connection
+        upstream.close(); // a decoder that failed reads nothing more of this connection
         answeredHere = true;
         if (!begun()) {
             log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502", head.method(), head.uri(),
@@ -1113,7 +917,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     @Override
     public void closeUpstream() {
         onLoop(null, () -> {
-            frontend.closeUpstream();
+            upstream.close();
             if (phase == Phase.DONE || answeredHere) {
                 return;
             }
@@ -1155,7 +959,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             return phase == Phase.DONE ? HttpProxy.DrainOutcome.FINISHED : HttpProxy.DrainOutcome.CUT;
         }
         answeredHere = true; // what the upstream still sends is not for the client any more
-        frontend.closeUpstream();
+        upstream.close();
         if (!begun()) {
             log.info("{} {}: not answered when the drain timeout ran out: answered 503", head.method(), head.uri());
             respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, requestId, "mcp-chaos: the proxy is shutting "
@@ -1200,7 +1004,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         }
         moveTo(Phase.DONE);
         ending = why;
-        frontend.stopResponseTimer(this);
+        timer.stop(this);
         releaseHeld();
         switch (why) {
             case ANSWERED, ANSWERED_HERE, DRAINED -> frontend.exchangeDone(this, keepAlive);
@@ -1216,25 +1020,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * error, cut, abandoned by its client) comes here.
      */
     private void releaseHeld() {
-        releaseRequestBody();
-        if (requestPrefix != null) {
-            requestPrefix.release();
-            requestPrefix = null;
-        }
-        if (legacyProbe != null) {
-            legacyProbe.release();
-            legacyProbe = null;
-        }
-        if (legacySession != null) {
-            frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
-            legacySession = null;
-        }
-        if (!sessionReleased) {
-            sessionReleased = true;
-            if (sessionTracked) {
-                frontend.sessions().exchangeEnded(chain); // its session may be idle from now
-            }
-        }
+        request.release();
+        session.release();
         if (body != null) {
             body.release();
         }
@@ -1244,12 +1031,9 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     @Override
     public boolean expireSession(Frame at) {
-        HttpSessions sessions = frontend.sessions();
-        String id = chain.session().id();
-        if (!sessions.isKnown(id)) {
+        if (!session.expire()) {
             return false; // a sessionless request (or one of a session the upstream never named)
         }
-        sessions.expire(id);
         if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
             // The request that met the fault is answered as every later one of the session is.
             answerExpiredByFault(at.envelope().id());
@@ -1266,8 +1050,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (begun()) {
                 return; // the client went away meanwhile
             }
-            if (request.forwarded() && responseHead == null) {
-                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            if (request.state().forwarded() && responseHead == null) {
+                upstream.close(); // its late answer must not be taken for the next request's
             }
             answeredHere = true;
             requestId = id;
@@ -1309,8 +1093,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 return;
             }
             answeredHere = true;
-            if (request.forwarded() && responseHead == null) {
-                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            if (request.state().forwarded() && responseHead == null) {
+                upstream.close(); // its late answer must not be taken for the next request's
             }
             FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
                     HttpResponseStatus.valueOf(status), answer);
@@ -1460,19 +1244,6 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         } finally {
             frame.release();
         }
-    }
-
-    private void releaseRequestBody() {
-        if (requestBody != null) {
-            requestBody.release();
-            requestBody = null;
-        }
-        releaseRequestReservation();
-    }
-
-    private void releaseRequestReservation() {
-        frontend.buffers().release(requestReserved);
-        requestReserved = 0;
     }
 
     @Override
