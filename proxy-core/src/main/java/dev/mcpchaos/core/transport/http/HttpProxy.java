@@ -232,6 +232,11 @@ public final class HttpProxy implements AutoCloseable {
      * requests in order and stops reading while enough of them wait.
      */
     void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend) {
+        initClientPipeline(pipeline, frontend, config);
+    }
+
+    /** {@link #initClientPipeline(ChannelPipeline, FrontendHandler)} with these settings: also a test's, with no proxy. */
+    static void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend, HttpProxyConfig config) {
         // Named: a generated name is looked up in a per-thread weak map of class names, on every
         // connection (1 % of the CPU of a client that connects per request).
         // Before the codec: the first byte of a request head starts its deadline.

@@ -9,18 +9,9 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import dev.mcpchaos.core.observe.TransportObserver;
-import io.netty.buffer.UnpooledByteBufAllocator;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ImmediateEventExecutor;
 import org.junit.jupiter.api.Test;
 
-import java.net.ConnectException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
 
 /**
  * The response timer of a client connection is one scheduled task that outlives each request;
@@ -34,7 +25,7 @@ class FrontendHandlerTimerTest {
     void theResponseTimerGoesWithTheConnection() throws Exception {
         // The client connection on an embedded channel, its upstream one that cannot be reached:
         // the request is answered 502 at once, after its response timer started.
-        EmbeddedChannel client = new EmbeddedChannel(unreachableUpstreamFrontend());
+        EmbeddedChannel client = new EmbeddedChannel(TestFrontends.unreachableUpstream(TestFrontends.config()));
         byte[] body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
         DefaultFullHttpRequest post = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/mcp",
                 Unpooled.wrappedBuffer(body));
@@ -51,52 +42,5 @@ class FrontendHandlerTimerTest {
         client.pipeline().fireChannelInactive();
         assertThat(client.runScheduledPendingTasks()).as("nothing scheduled once the connection closed").isEqualTo(-1);
         client.finishAndReleaseAll();
-    }
-
-    /**
-     * A front end with the proxy's default settings and no proxy: its upstream side refuses
-     * every request, as a server that is not there does, without a socket.
-     */
-    static FrontendHandler unreachableUpstreamFrontend() throws Exception {
-        HttpProxyConfig config = HttpProxy.builder(URI.create("http://127.0.0.1:9/mcp")).config();
-        HttpSessions sessions = HttpProxy.newSessions(List.of(), null, UnpooledByteBufAllocator.DEFAULT,
-                TransportObserver.NONE, Duration.ofMinutes(30), 100, ImmediateEventExecutor.INSTANCE);
-        return new FrontendHandler(config, sessions, new BufferBudget(1 << 20), () -> false,
-                (channel, listener) -> new UnreachableUpstream());
-    }
-
-    /** An upstream side that cannot connect: every request's exchange hears that it is unreachable. */
-    private static final class UnreachableUpstream implements UpstreamLink {
-        @Override
-        public void send(Exchange exchange, HttpObject message) {
-            ReferenceCountUtil.release(message);
-            exchange.onUpstreamUnreachable(new ConnectException("Connection refused"));
-        }
-
-        @Override
-        public void sendShadow(HttpObject request) {
-            ReferenceCountUtil.release(request);
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public boolean busy() {
-            return false;
-        }
-
-        @Override
-        public void idleAgain() {
-        }
-
-        @Override
-        public void clientWritable(boolean writable) {
-        }
-
-        @Override
-        public void release(boolean exchangeInProgress) {
-        }
     }
 }
