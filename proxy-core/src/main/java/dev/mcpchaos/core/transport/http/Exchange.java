@@ -4,7 +4,6 @@ import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
-import dev.mcpchaos.core.frame.HeaderSource;
 import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
@@ -14,16 +13,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
@@ -31,7 +25,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -39,7 +32,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -60,7 +52,7 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
  * chain's executor, hop here before touching it.
  */
-final class Exchange implements HeaderSource, ResponseOutput {
+final class Exchange implements ExchangeContext, ResponseOutput {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
@@ -72,7 +64,24 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
     };
 
-    /** Where the response stands. It only moves forward ({@link #moveTo}). */
+    /**
+     * Why the exchange ended ({@link #finish}): what the front end is told. The response is
+     * {@code DONE} from then on, whatever the reason.
+     */
+    enum Ending {
+        /** Answered as the upstream (and the chain) said: the connection goes on if both sides keep it alive. */
+        ANSWERED,
+        /** Answered here with an error of the proxy's (a 4xx or 5xx with a JSON-RPC error). */
+        ANSWERED_HERE,
+        /** An SSE stream the drain ended between events: the connection closes after it. */
+        DRAINED,
+        /** Cut: the client's connection closes after what was written, without a proper end. */
+        CUT,
+        /** The client's connection closed first: nobody to answer or tell. */
+        CLIENT_GONE
+    }
+
+    /** Where the response stands. It only moves forward ({@link #moveTo(Phase)}). */
     enum Phase {
         /** No final response head from the upstream yet; nothing written to the client. */
         AWAITING,
@@ -85,39 +94,36 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     private final FrontendHandler frontend;
+    /** The client connection's upstream side, which this exchange's request goes on. */
+    private final UpstreamLink upstream;
+    /** The client connection's response timer (see {@link ResponseTimer}). */
+    private final ResponseTimer timer;
     private final Channel downstream;
     private final HttpRequest head;
-    /** The request head as it came, read once (see {@link HeadFacts}). */
-    private final HeadFacts requestFacts;
+    /** The request: its head as the client sent it, its body, the forms it goes upstream in. */
+    private final ClientRequest request;
     private final boolean post;
     private final String sessionId;
+    /** The session the exchange belongs to: its chain, and what the session table learns from the exchange. */
+    private final ExchangeSession session;
     private final InterceptorChain chain;
     private final HttpProxyConfig config;
 
-    // ---- the request
-    /** The request body: the piece it came in, when it came whole, else gathered in blocks. */
-    private BodyGatherer requestBody;
     /** Whether the client's connection stays open after this exchange, as its request said. */
     private final boolean clientKeepAlive;
-    /**
-     * The request's headers travel upstream in the request's own header object, changed in
-     * place (no copy); the ones removed or replaced on the way (hop-by-hop, Host,
-     * Content-Length) are kept here, as the client sent them, for {@link #requestHeader}.
-     */
-    private HttpHeaders clientOnlyHeaders;
-    /** The request head went upstream (or is on its way) and its headers are the upstream's now. */
-    private boolean headSent;
-    private boolean requestComplete;
     private Object requestId;
-    /** The request went upstream (its frame left the chain, or it had none to pass). */
-    private boolean forwarded;
-    /** Bytes a fault made before (or instead of) the request's message, for the POST body. */
-    private CompositeByteBuf requestPrefix;
-    /** What the request body holds of the proxy's {@link BufferBudget}, until it goes upstream. */
-    private long requestReserved;
 
     // ---- the response
     private Phase phase = Phase.AWAITING;
+    /**
+     * Whether the response head went (or the exchange is over): {@code phase} past GATHERING,
+     * published for the faults' decisions, which are taken on the chain's executor and must
+     * answer at once ({@link #respondWith}, {@link #overrideContentType}). The only state read
+     * off the loop besides what {@link dev.mcpchaos.core.frame.HeaderSource} shows.
+     */
+    private volatile boolean headLeft;
+    /** Whether the body carries one message ({@link ResponseBody#carriesOneMessage}), published as {@code headLeft} is. */
+    private volatile boolean oneMessageBody;
     /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
     private volatile HttpResponse responseHead;
     /** The response head as it came, read once; null once its hop-by-hop headers are gone (see {@link #copyHead}). */
@@ -146,39 +152,22 @@ final class Exchange implements HeaderSource, ResponseOutput {
     private boolean stalled;
     /** A fault closed the upstream connection after the whole JSON answer had come. */
     private boolean upstreamCutByFault;
-    /** The client's connection closed before this exchange was done. */
-    private boolean clientGone;
-    /** Watches a GET stream with no session for the legacy transport's endpoint event; null otherwise. */
-    private LegacyEndpointProbe legacyProbe;
-    /** The legacy session this GET stream named, ended with the stream. */
-    private String legacySession;
-    /** The session table was told this exchange ended (see {@link HttpSessions#exchangeEnded}). */
-    private boolean sessionReleased;
-    /**
-     * The chain may be in the session table: the request named a session, or the table learnt
-     * one from this exchange. A sessionless request's chain is not, and telling the table it
-     * ended took its lock for nothing on every 2026-07-28 request.
-     */
-    private boolean sessionTracked;
-
+    /** How the exchange ended; null while it has not (the response is DONE once it is not null). */
+    private Ending ending;
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
              HttpSessions sessions) {
         this.frontend = frontend;
+        this.upstream = frontend.upstream();
+        this.timer = frontend.responseTimer();
         this.downstream = downstream;
         this.head = head;
         this.config = config;
-        this.post = HttpMethod.POST.equals(head.method());
-        this.requestFacts = HeadFacts.of(head.headers());
-        this.sessionId = requestFacts.sessionId;
-        this.clientKeepAlive = requestFacts.keepAlive(head);
-        String legacy = sessionId == null ? HttpMessages.legacySessionId(head.uri()) : null;
-        this.sessionTracked = sessionId != null || legacy != null;
-        this.chain = legacy != null ? sessions.chainForLegacy(legacy, downstream.eventLoop())
-                : sessions.chainFor(sessionId, downstream.eventLoop());
-        // A legacy GET /sse stream names its session in its first event (endpoint): watch for it.
-        if (!post && sessionId == null && HttpMethod.GET.equals(head.method())) {
-            legacyProbe = new LegacyEndpointProbe(downstream.alloc());
-        }
+        this.request = new ClientRequest(head, config, frontend.buffers(), downstream.alloc());
+        this.post = request.post;
+        this.sessionId = request.facts.sessionId;
+        this.clientKeepAlive = request.facts.keepAlive(head);
+        this.session = new ExchangeSession(sessions, head, sessionId, downstream);
+        this.chain = session.chain;
     }
 
     /** Where the response stands. */
@@ -188,10 +177,30 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** Moves the response forward; a move back is a bug in the exchange. */
     private void moveTo(Phase next) {
+        assert inLoop() : this + ": " + phase + " -> " + next + " off its event loop";
         if (next.compareTo(phase) < 0) {
             throw new IllegalStateException(this + ": " + phase + " -> " + next);
         }
         phase = next;
+        if (next.compareTo(Phase.STREAMING) >= 0) {
+            headLeft = true;
+        }
+    }
+
+    /** Moves the request forward; a move back is a bug in the exchange. */
+    private void moveTo(ClientRequest.State next) {
+        assert inLoop() : this + ": " + request.state() + " -> " + next + " off its event loop";
+        request.moveTo(next);
+    }
+
+    private void setBody(ResponseBody next) {
+        body = next;
+        oneMessageBody = next.carriesOneMessage();
+    }
+
+    /** Whether the caller runs on the client connection's event loop, where all of this exchange's state lives. */
+    private boolean inLoop() {
+        return downstream.eventLoop().inEventLoop();
     }
 
     /** Whether the client has had the start of a response (or the exchange is over). */
@@ -206,13 +215,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
     @Override
     public String requestHeader(String name) {
-        if (clientOnlyHeaders != null) {
-            String value = clientOnlyHeaders.get(name);
-            if (value != null) {
-                return value;
-            }
-        }
-        return head.headers().get(name);
+        return request.header(name);
     }
 
     @Override
@@ -225,20 +228,9 @@ final class Exchange implements HeaderSource, ResponseOutput {
         return head.uri();
     }
 
-    /** As the client sent them: those the proxy replaced upstream come from {@code clientOnlyHeaders}. */
     @Override
     public List<Map.Entry<String, String>> requestHeaders() {
-        List<Map.Entry<String, String>> all = new java.util.ArrayList<>();
-        HttpHeaders replaced = clientOnlyHeaders;
-        if (replaced != null) {
-            all.addAll(replaced.entries());
-        }
-        for (Map.Entry<String, String> header : head.headers().entries()) {
-            if (replaced == null || !replaced.contains(header.getKey())) {
-                all.add(header);
-            }
-        }
-        return all;
+        return request.headers();
     }
 
     @Override
@@ -259,7 +251,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     boolean requestComplete() {
-        return requestComplete;
+        return request.state().complete();
     }
 
     /**
@@ -267,7 +259,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * its request went whole, its response came whole, and the upstream said keep-alive.
      */
     boolean leftUpstreamIdle() {
-        return forwarded && requestComplete && responseReceived && upstreamKeepAlive && !answeredHere;
+        return request.state() == ClientRequest.State.SENT && responseReceived && upstreamKeepAlive && !answeredHere;
     }
 
     boolean isDone() {
@@ -282,55 +274,44 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** The request's head arrived. */
     void onRequestHead() {
-        if (!post && frontend.sessions().isExpired(sessionId)) {
+        assert inLoop();
+        if (!post && session.expired()) {
             answerExpired();
             return;
         }
         if (post) {
-            if (requestFacts.length > config.maxRequestBody) {
-                rejectBody(requestFacts.length);
+            if (request.facts.length > config.maxRequestBody) {
+                rejectBody(request.facts.length);
             }
         } else {
             // GET (the SSE stream), DELETE, OPTIONS...: nothing to intercept; forward the head now.
-            forwarded = true;
-            frontend.sendUpstream(this, prepareForUpstream(head));
+            moveTo(ClientRequest.State.RELAYING);
+            upstream.send(this, request.headForUpstream());
             startResponseTimeout();
         }
     }
 
     /** A piece of the request body arrived; takes ownership. */
     void onRequestContent(HttpContent content) {
+        assert inLoop();
         boolean last = content instanceof LastHttpContent;
         if (phase == Phase.DONE) {
             content.release();
         } else if (post) {
-            try {
-                ByteBuf bytes = content.content();
-                long size = (requestBody == null ? 0L : requestBody.readableBytes()) + bytes.readableBytes();
-                if (size > config.maxRequestBody) {
-                    rejectBody(size);
-                    return;
+            switch (request.gather(content)) {
+                case TOO_LARGE -> rejectBody(request.sizeSeen());
+                case OVER_BUDGET -> rejectBuffered();
+                case WHOLE -> {
+                    moveTo(ClientRequest.State.RECEIVED);
+                    onRequestBody();
                 }
-                if (requestBody == null) {
-                    requestBody = new BodyGatherer(downstream.alloc(), requestFacts.length);
-                }
-                long needed = requestBody.capacityNeeded(bytes, last);
-                if (!frontend.buffers().tryReserve(needed)) {
-                    rejectBuffered();
-                    return;
-                }
-                requestReserved += needed;
-                requestBody.add(bytes, last);
-            } finally {
-                content.release();
-            }
-            if (last) {
-                requestComplete = true;
-                onRequestBody();
+                case MORE -> { }
             }
         } else {
-            frontend.sendUpstream(this, content);
-            requestComplete |= last;
+            upstream.send(this, content);
+            if (last) {
+                moveTo(ClientRequest.State.SENT);
+            }
         }
     }
 
@@ -339,8 +320,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 Direction.CLIENT_TO_SERVER, size);
         log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
                 config.maxRequestBody);
-        releaseRequestBody();
-        requestComplete = true;
+        request.releaseBody();
+        moveTo(ClientRequest.State.RECEIVED);
         respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
                 "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
     }
@@ -356,16 +337,15 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 Direction.CLIENT_TO_SERVER, buffers.held());
         log.info("{} {}: the proxy holds {} bytes of bodies, its limit is {}: answered 503", head.method(), head.uri(),
                 buffers.held(), buffers.limit());
-        releaseRequestBody();
-        requestComplete = true;
+        request.releaseBody();
+        moveTo(ClientRequest.State.RECEIVED);
         respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, null, "mcp-chaos: the proxy holds as many bytes of "
                 + "bodies for its clients as it may (" + buffers.limit() + "); try again", false, "1");
     }
 
     private void onRequestBody() {
-        ByteBuf body = requestBody != null ? requestBody.take() : Unpooled.EMPTY_BUFFER;
-        requestBody = null;
-        if (frontend.sessions().isExpired(sessionId)) {
+        ByteBuf body = request.takeBody();
+        if (session.expired()) {
             Envelope envelope = SNIFFERS.get().sniff(body);
             requestId = envelope.id();
             if (body.isReadable()) {
@@ -388,8 +368,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
         if (!body.isReadable()) {
             body.release();
-            forwarded = true;
-            frontend.sendUpstream(this, fullRequest(Unpooled.EMPTY_BUFFER));
+            moveTo(ClientRequest.State.SENT);
+            upstream.send(this, request.full(Unpooled.EMPTY_BUFFER));
             startResponseTimeout();
             return;
         }
@@ -399,148 +379,84 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
         frame.route(this);
         process(frame);
-        if (!forwarded && phase != Phase.DONE) {
+        if (!request.state().forwarded() && phase != Phase.DONE) {
             // Only when the request did not go at once: its end travels behind what holds it.
             chain.endRoute(this, Direction.CLIENT_TO_SERVER, () -> onLoop(null, this::requestEnded));
         }
     }
 
     /** The chain let a client-to-server frame through: send it upstream. On the chain's executor. */
-    void sendRequest(Frame frame) {
+    @Override
+    public void sendRequest(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE || answeredHere) {
-                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
-            if (!forwarded && !frame.isOriginal() && !isMessage(frame)) {
+            if (!request.state().forwarded() && !frame.isOriginal() && !isMessage(frame)) {
                 // Bytes a fault made that are no message (noise before the request, or the request
                 // corrupted): a POST body carries one message, so they lead it, or are the body
                 // when no message follows (the route's end, see requestEnded).
-                requestPrefix = appendLine(downstream.alloc(), requestPrefix, frame);
+                request.addPrefix(frame);
                 return;
             }
-            if (forwarded) {
+            if (request.state().forwarded()) {
                 // A second frame for one request (a duplicate): the client asked once, so its
                 // answer can only be the first one. Send the copy on a connection of its own.
-                frontend.sendShadow(shadowRequest(frame.content().retainedSlice()));
+                upstream.sendShadow(request.shadow(frame.content().retainedSlice()));
                 frame.release();
                 return;
             }
             ByteBuf body = frame.content().retainedSlice();
             frame.release();
-            if (requestPrefix != null) {
-                body = requestPrefix.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}))
-                        .addComponent(true, body);
-                requestPrefix = null;
-            }
-            forwardBody(body);
+            forwardBody(request.withPrefix(body));
         });
     }
 
     private void forwardBody(ByteBuf body) {
-        forwarded = true;
-        releaseRequestReservation(); // the upstream connection's outbound buffer holds it from here
-        frontend.sendUpstream(this, fullRequest(body));
+        moveTo(ClientRequest.State.SENT);
+        request.releaseReservation(); // the upstream connection's outbound buffer holds it from here
+        upstream.send(this, request.full(body));
         startResponseTimeout();
     }
 
     /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
     private void requestEnded() {
-        if (!forwarded && phase != Phase.DONE && !answeredHere && requestPrefix != null) {
-            ByteBuf body = requestPrefix;
-            requestPrefix = null;
-            forwardBody(body);
-        }
-    }
-
-    /** The request to send upstream, in the client's header object, changed in place. */
-    private FullHttpRequest fullRequest(ByteBuf body) {
-        HttpHeaders headers = head.headers();
-        prepareHeaders(headers);
-        // The length as the client sent it, unless a fault changed the body (or there was none).
-        if (requestFacts.length != body.readableBytes()) {
-            if (requestFacts.contentLength != null) {
-                keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
+        if (!request.state().forwarded() && phase != Phase.DONE && !answeredHere) {
+            ByteBuf alone = request.takePrefix();
+            if (alone != null) {
+                forwardBody(alone);
             }
-            headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        }
-        return new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body, headers,
-                EmptyHttpHeaders.INSTANCE);
-    }
-
-    /** A duplicate of the request, with headers of its own: the original's may still be on their way. */
-    private FullHttpRequest shadowRequest(ByteBuf body) {
-        FullHttpRequest request = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), body,
-                head.headers().copy(), EmptyHttpHeaders.INSTANCE);
-        HttpMessages.removeHopByHop(request.headers());
-        if (config.rewriteHost) {
-            request.headers().set(HttpHeaderNames.HOST, config.upstreamHostHeader);
-        }
-        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        return request;
-    }
-
-    /** A head with no body to intercept (GET, DELETE, ...), made ready for upstream in place. */
-    private HttpRequest prepareForUpstream(HttpRequest request) {
-        boolean chunked = requestFacts.transferEncoding && HttpUtil.isTransferEncodingChunked(request);
-        prepareHeaders(request.headers());
-        if (chunked) {
-            HttpUtil.setTransferEncodingChunked(request, true);
-        }
-        return request;
-    }
-
-    /** Removes hop-by-hop headers and rewrites Host if asked, keeping what the client sent. Once. */
-    private void prepareHeaders(HttpHeaders headers) {
-        if (headSent) {
-            return;
-        }
-        headSent = true;
-        clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true, requestFacts.hopByHop);
-        if (config.rewriteHost) {
-            keepClientHeader(HttpHeaderNames.HOST, headers.getAll(HttpHeaderNames.HOST));
-            headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
-        }
-    }
-
-    private void keepClientHeader(CharSequence name, List<String> values) {
-        if (values.isEmpty()) {
-            return;
-        }
-        if (clientOnlyHeaders == null) {
-            clientOnlyHeaders = new DefaultHttpHeaders();
-        }
-        if (!clientOnlyHeaders.contains(name)) {
-            clientOnlyHeaders.add(name, values);
         }
     }
 
     private void startResponseTimeout() {
         if (config.responseTimeoutMillis > 0) {
-            frontend.startResponseTimer(this, config.responseTimeoutMillis);
+            timer.start(this, config.responseTimeoutMillis);
         }
     }
 
     /**
      * A body that is not an SSE stream must keep coming: the deadline moves with every piece
-     * (one timer per connection serves both deadlines, see {@link FrontendHandler#startResponseTimer}).
+     * (one timer per connection serves both deadlines, see {@link ResponseTimer}).
      */
     private void awaitMoreBody() {
         if (config.responseBodyTimeoutMillis > 0) {
-            frontend.startResponseTimer(this, config.responseBodyTimeoutMillis);
+            timer.start(this, config.responseBodyTimeoutMillis);
         }
     }
 
     /**
      * The upstream did not answer within the response timeout, or its body stopped coming for the
-     * response body timeout (see {@link FrontendHandler#startResponseTimer}).
+     * response body timeout (see {@link ResponseTimer}).
      */
     void onResponseTimeout() {
-        if (responseHead != null && !responseReceived && phase != Phase.DONE && !(body instanceof SseResponseBody)) {
+        assert inLoop();
+        if (responseHead != null && !responseReceived && phase != Phase.DONE && body.keepsComing()) {
             config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
                     head.method() + " " + head.uri() + " (body)");
-            frontend.closeUpstream();
+            upstream.close();
             answeredHere = true;
             if (!begun()) {
                 log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504", head.method(),
@@ -560,7 +476,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
                     head.method() + " " + head.uri());
             log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
                     config.responseTimeoutMillis);
-            frontend.closeUpstream();
+            upstream.close();
             respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
                     + config.upstreamLabel + " did not answer within " + config.responseTimeoutMillis + " ms", true);
         }
@@ -570,6 +486,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** Something came from the upstream connection for this exchange; takes ownership. */
     void onUpstream(Object message) {
+        assert inLoop();
         if (phase == Phase.DONE || answeredHere) {
             ReferenceCountUtil.release(message);
             return;
@@ -594,26 +511,26 @@ final class Exchange implements HeaderSource, ResponseOutput {
         if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
             return; // 100 Continue and friends: the final answer follows (their empty end is ignored)
         }
-        frontend.stopResponseTimer(this);
+        timer.stop(this);
         responseHead = response;
         HeadFacts facts = HeadFacts.of(response.headers());
         responseFacts = facts;
         upstreamKeepAlive = facts.keepAlive(response);
-        trackSession(response, facts.sessionId);
+        session.onResponseHead(response, facts.sessionId);
         boolean hasBody = !HttpMethod.HEAD.equals(head.method())
                 && response.status().code() != 204 && response.status().code() != 304;
         long declaredLength = facts.length;
         if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(facts.contentType)) {
-            body = new SseResponseBody(this);
+            setBody(new SseResponseBody(this));
             HttpResponse out = copyHead(response);
             out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             HttpUtil.setTransferEncodingChunked(out, true);
             writeHead(out);
         } else if (hasBody && HttpMessages.isJson(facts.contentType) && declaredLength <= config.maxJsonResponseBody) {
             moveTo(Phase.GATHERING);
-            body = new JsonResponseBody(this, declaredLength);
+            setBody(new JsonResponseBody(this, declaredLength));
         } else {
-            body = new RawResponseBody(this);
+            setBody(new RawResponseBody(this));
             if (hasBody) {
                 awaitMoreBody();
             }
@@ -625,23 +542,6 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
     }
 
-    /** {@code named}: the response's Mcp-Session-Id, or null. */
-    private void trackSession(HttpResponse response, String named) {
-        if (named != null && sessionId == null) {
-            sessionTracked = true;
-            frontend.sessions().learn(named, chain);
-        } else if (sessionId != null && (named == null || named.equals(sessionId))
-                && response.status().codeClass() == HttpStatusClass.SUCCESS
-                && !HttpMethod.DELETE.equals(head.method())) {
-            frontend.sessions().accepted(sessionId, chain); // kept unless held already or ended meanwhile
-        }
-        if (sessionId != null && (response.status().code() == 404
-                || HttpMethod.DELETE.equals(head.method()) && response.status().codeClass()
-                == HttpStatusClass.SUCCESS)) {
-            frontend.sessions().end(sessionId);
-        }
-    }
-
     private void onResponseContent(HttpContent content) {
         if (body == null) {
             // The end of an informational response (100 Continue): the final one is still to come.
@@ -649,35 +549,19 @@ final class Exchange implements HeaderSource, ResponseOutput {
             return;
         }
         responseReceived |= content instanceof LastHttpContent;
-        if (legacyProbe != null) {
-            probeLegacyEndpoint(content.content());
-        }
-        body = body.onContent(content);
-    }
-
-    /**
-     * A legacy GET stream's endpoint event names its session: that session takes this
-     * exchange's chain, so that the requests POSTed there and the responses on this stream are
-     * correlated (rules on {@code kind: response} and {@code tool} match). Learnt before the
-     * event is relayed, so the client cannot POST before the proxy knows.
-     */
-    private void probeLegacyEndpoint(ByteBuf bytes) {
-        String named = legacyProbe.look(bytes);
-        if (named != null) {
-            legacySession = named;
-            sessionTracked = true;
-            frontend.sessions().learn(named, chain);
-        }
-        if (legacyProbe.over()) {
-            legacyProbe = null;
+        session.onResponseBytes(content.content());
+        ResponseBody next = body.onContent(content);
+        if (next != body) {
+            setBody(next);
         }
     }
 
     /** The chain let a server-to-client frame through (or a fault made one): send it to the client. */
-    void sendResponse(Frame frame) {
+    @Override
+    public void sendResponse(Frame frame) {
         onLoop(frame, () -> {
             if (phase == Phase.DONE) {
-                discard(frame, clientGone ? TransportObserver.DiscardReason.CLIENT_GONE
+                discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
             } else if (body == null) {
                 answerFromFault(frame);
@@ -693,8 +577,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
      */
     private void answerFromFault(Frame frame) {
         answeredHere = true;
-        if (forwarded) {
-            frontend.closeUpstream();
+        if (request.state().forwarded()) {
+            upstream.close();
         }
         ByteBuf answer = frame.content().retainedSlice();
         frame.release();
@@ -842,7 +726,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     @Override
     public void bodyProgress(boolean allCame) {
         if (allCame) {
-            frontend.stopResponseTimer(this);
+            timer.stop(this);
         } else {
             awaitMoreBody();
         }
@@ -918,13 +802,15 @@ final class Exchange implements HeaderSource, ResponseOutput {
     // ---- how the exchange ends otherwise: faults, failures, the client --------------------------------
 
     /** A fault keeps this response from ending (see {@link ConnectionControl#stallResponse}). */
-    void stall() {
+    @Override
+    public void stall() {
         onLoop(null, () -> stalled = true);
     }
 
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
-        if (phase == Phase.DONE || answeredHere || !forwarded || responseReceived) {
+        assert inLoop();
+        if (phase == Phase.DONE || answeredHere || !request.state().forwarded() || responseReceived) {
             // A response that had all arrived (one delimited by the connection's end, or followed
             // by the close its Connection: close announced) is still on its way through the chain.
             return;
@@ -948,7 +834,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** Cuts the client after the events that came whole have passed the chain (an SSE body), or now. */
     private void cutAfterHeld() {
-        if (body instanceof SseResponseBody) {
+        if (body != null && body.streamsMessages()) {
             afterHeld(this::cutClient);
         } else {
             cutClient();
@@ -961,10 +847,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
             if (body != null) {
                 body.writeQueued(); // what arrived before the break still goes out
             }
-            moveTo(Phase.DONE);
-            frontend.stopResponseTimer(this);
-            releaseHeld();
-            frontend.closeAfterWrites();
+            finish(Ending.CUT, false);
         }
     }
 
@@ -974,13 +857,14 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * connection is cut (a clean end would present a broken body as complete).
      */
     void onInvalidResponse(Throwable cause) {
+        assert inLoop();
         if (phase == Phase.DONE) {
             return;
         }
         String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.INVALID_RESPONSE,
                 head.method() + " " + head.uri() + ": " + reason);
-        frontend.closeUpstream(); // a decoder that failed reads nothing more of this connection
+        upstream.close(); // a decoder that failed reads nothing more of this connection
         answeredHere = true;
         if (!begun()) {
             log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502", head.method(), head.uri(),
@@ -996,6 +880,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
 
     /** The upstream could not be reached, or failed other than on its socket. */
     void onUpstreamUnreachable(Throwable cause) {
+        assert inLoop();
         // A decoder's failure is a response that is not HTTP; TLS failures come wrapped the same
         // way but mean the upstream could not be reached safely.
         if (cause instanceof io.netty.handler.codec.DecoderException
@@ -1016,7 +901,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     /** A fault closes the client's connection of this exchange. */
-    void closeClient() {
+    @Override
+    public void closeClient() {
         onLoop(null, () -> {
             cutClient(); // what was let through before the fault's message still goes first
             frontend.closeClient();
@@ -1028,13 +914,14 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * went away looks like through a proxy, a 502 with a JSON-RPC error before the response began,
      * a cut stream after. Not an upstream failure: the fault event names it.
      */
-    void closeUpstream() {
+    @Override
+    public void closeUpstream() {
         onLoop(null, () -> {
-            frontend.closeUpstream();
+            upstream.close();
             if (phase == Phase.DONE || answeredHere) {
                 return;
             }
-            if (body instanceof SseResponseBody && begun()) {
+            if (body != null && body.streamsMessages() && begun()) {
                 // As if the server went away at this event: nothing after it reaches the client.
                 cutClient();
                 return;
@@ -1063,6 +950,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * its chunked body; a request not yet answered gets a 503; anything else is cut.
      */
     HttpProxy.DrainOutcome endForDrain() {
+        assert inLoop();
         if (phase == Phase.DONE) {
             return HttpProxy.DrainOutcome.CUT;
         }
@@ -1071,36 +959,58 @@ final class Exchange implements HeaderSource, ResponseOutput {
             return phase == Phase.DONE ? HttpProxy.DrainOutcome.FINISHED : HttpProxy.DrainOutcome.CUT;
         }
         answeredHere = true; // what the upstream still sends is not for the client any more
-        frontend.closeUpstream();
+        upstream.close();
         if (!begun()) {
             log.info("{} {}: not answered when the drain timeout ran out: answered 503", head.method(), head.uri());
             respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, requestId, "mcp-chaos: the proxy is shutting "
                     + "down and the upstream had not answered within the drain timeout", false);
             return HttpProxy.DrainOutcome.ANSWERED;
         }
-        if (body instanceof SseResponseBody && ((SseResponseBody) body).atEventStart()) {
+        HttpContent drainEnd = body != null ? body.drainEnd() : null;
+        if (drainEnd != null) {
             body.writeQueued();
-            downstream.write(new DefaultHttpContent(Unpooled.copiedBuffer(HttpProxy.DRAIN_SSE_COMMENT + "\n\n",
-                    StandardCharsets.UTF_8)));
+            downstream.write(drainEnd);
             downstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            moveTo(Phase.DONE);
-            frontend.stopResponseTimer(this);
-            releaseHeld();
-            frontend.exchangeDone(this, false);
+            finish(Ending.DRAINED, false);
             return HttpProxy.DrainOutcome.ENDED;
         }
         log.info("{} {}: cut when the drain timeout ran out ({})", head.method(), head.uri(),
-                body instanceof SseResponseBody ? "mid-event" : "mid-body");
+                body != null ? body.cutWhere() : "mid-body");
         cutClient();
         return HttpProxy.DrainOutcome.CUT;
     }
 
     /** The client's connection closed: let go of everything. */
     void abort() {
-        clientGone = true;
-        phase = Phase.DONE;
-        frontend.stopResponseTimer(this);
+        assert inLoop();
+        if (phase == Phase.DONE) {
+            ending = Ending.CLIENT_GONE; // what still comes for it is discarded as the client's loss
+            return;
+        }
+        finish(Ending.CLIENT_GONE, false);
+    }
+
+    /**
+     * The one way into {@code DONE}: stops the response timer, lets go of everything held, and
+     * tells the front end as {@code why} says (serve the next request or close after this answer,
+     * cut the connection after what was written, or nothing when the client has gone). Once.
+     *
+     * @param keepAlive for an answer, whether the connection may serve another request
+     */
+    private void finish(Ending why, boolean keepAlive) {
+        assert inLoop() : this + " finished off its event loop";
+        if (phase == Phase.DONE) {
+            return;
+        }
+        moveTo(Phase.DONE);
+        ending = why;
+        timer.stop(this);
         releaseHeld();
+        switch (why) {
+            case ANSWERED, ANSWERED_HERE, DRAINED -> frontend.exchangeDone(this, keepAlive);
+            case CUT -> frontend.closeAfterWrites();
+            case CLIENT_GONE -> { }
+        }
     }
 
     /**
@@ -1110,30 +1020,25 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * error, cut, abandoned by its client) comes here.
      */
     private void releaseHeld() {
-        releaseRequestBody();
-        if (requestPrefix != null) {
-            requestPrefix.release();
-            requestPrefix = null;
-        }
-        if (legacyProbe != null) {
-            legacyProbe.release();
-            legacyProbe = null;
-        }
-        if (legacySession != null) {
-            frontend.sessions().end(legacySession); // a legacy session lives as long as its stream
-            legacySession = null;
-        }
-        if (!sessionReleased) {
-            sessionReleased = true;
-            if (sessionTracked) {
-                frontend.sessions().exchangeEnded(chain); // its session may be idle from now
-            }
-        }
+        request.release();
+        session.release();
         if (body != null) {
             body.release();
         }
         frontend.buffers().release(responseReserved);
         responseReserved = 0;
+    }
+
+    @Override
+    public boolean expireSession(Frame at) {
+        if (!session.expire()) {
+            return false; // a sessionless request (or one of a session the upstream never named)
+        }
+        if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
+            // The request that met the fault is answered as every later one of the session is.
+            answerExpiredByFault(at.envelope().id());
+        }
+        return true;
     }
 
     /**
@@ -1145,8 +1050,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
             if (begun()) {
                 return; // the client went away meanwhile
             }
-            if (forwarded && responseHead == null) {
-                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            if (request.state().forwarded() && responseHead == null) {
+                upstream.close(); // its late answer must not be taken for the next request's
             }
             answeredHere = true;
             requestId = id;
@@ -1165,18 +1070,20 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * JSON answer (nothing can go beside it). A POST body's copy goes upstream on a connection of
      * its own, so requests are not.
      */
-    boolean carriesOneMessage(Direction direction) {
-        return direction == Direction.SERVER_TO_CLIENT && body != null && body.carriesOneMessage();
+    @Override
+    public boolean carriesOneMessage(Direction direction) {
+        return direction == Direction.SERVER_TO_CLIENT && oneMessageBody;
     }
 
     /**
      * A fault answers this exchange itself with a status of its choice; false (and the body
      * released) when the response has already begun.
      */
-    boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
-        // Read off the loop too, as overrideContentType does: a frame reaches the chain after
-        // the head it follows was written.
-        if (begun()) {
+    @Override
+    public boolean respondWith(int status, Map<String, String> headers, ByteBuf answer) {
+        // Decided at once, on the chain's executor: a frame reaches the chain after the head it
+        // follows was written, so a head that left is seen; the answer itself is written on the loop.
+        if (headLeft) {
             answer.release();
             return false;
         }
@@ -1186,8 +1093,8 @@ final class Exchange implements HeaderSource, ResponseOutput {
                 return;
             }
             answeredHere = true;
-            if (forwarded && responseHead == null) {
-                frontend.closeUpstream(); // its late answer must not be taken for the next request's
+            if (request.state().forwarded() && responseHead == null) {
+                upstream.close(); // its late answer must not be taken for the next request's
             }
             FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
                     HttpResponseStatus.valueOf(status), answer);
@@ -1205,10 +1112,10 @@ final class Exchange implements HeaderSource, ResponseOutput {
      * A fault makes the response claim another content type; false when the response head has
      * already left (an SSE stream's) or none will.
      */
-    boolean overrideContentType(String contentType) {
-        // Read off the loop too: a frame reaches the chain after the head it follows was written,
-        // so a head that left is seen; a head still to come waits for the frame the chain holds.
-        if (begun()) {
+    @Override
+    public boolean overrideContentType(String contentType) {
+        // Decided at once, as respondWith is: a head still to come waits for the frame the chain holds.
+        if (headLeft) {
             return false;
         }
         onLoop(null, () -> contentTypeOverride = contentType);
@@ -1234,10 +1141,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
         }
         answeredStatus = status.code();
         downstream.writeAndFlush(response);
-        moveTo(Phase.DONE);
-        frontend.stopResponseTimer(this);
-        releaseHeld();
-        frontend.exchangeDone(this, keepAlive && clientKeepAlive);
+        finish(Ending.ANSWERED_HERE, keepAlive && clientKeepAlive);
     }
 
     /** The upstream's response head made ready for the client, in place (it is not read again). */
@@ -1257,14 +1161,7 @@ final class Exchange implements HeaderSource, ResponseOutput {
     }
 
     private void complete() {
-        if (phase == Phase.DONE) {
-            return;
-        }
-        moveTo(Phase.DONE);
-        frontend.stopResponseTimer(this);
-        releaseHeld();
-        boolean keepAlive = clientKeepAlive && upstreamKeepAlive;
-        frontend.exchangeDone(this, keepAlive);
+        finish(Ending.ANSWERED, clientKeepAlive && upstreamKeepAlive);
     }
 
     private void process(Frame frame) {
@@ -1347,19 +1244,6 @@ final class Exchange implements HeaderSource, ResponseOutput {
         } finally {
             frame.release();
         }
-    }
-
-    private void releaseRequestBody() {
-        if (requestBody != null) {
-            requestBody.release();
-            requestBody = null;
-        }
-        releaseRequestReservation();
-    }
-
-    private void releaseRequestReservation() {
-        frontend.buffers().release(requestReserved);
-        requestReserved = 0;
     }
 
     @Override

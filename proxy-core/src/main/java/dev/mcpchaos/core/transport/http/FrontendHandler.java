@@ -1,13 +1,10 @@
 package dev.mcpchaos.core.transport.http;
 
-import dev.mcpchaos.core.codec.http1.Http1ClientCodec;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -16,15 +13,8 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelOutboundHandler;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -44,9 +34,9 @@ import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * One client connection. Serves its requests one at a time (pipelined requests wait their turn),
@@ -69,56 +59,30 @@ import java.util.concurrent.TimeUnit;
  * finished exchange starts over; a connection that stays unwritable for the send timeout closes.
  * A request the decoder refuses, anywhere in it, is answered 400 and the connection closes; a
  * body answered 413 before it ended is read and thrown away first (up to
- * {@value #MAX_DISCARDED_BODY} bytes, while it keeps coming), so the client is not reset.
+ * {@value LingeringClose#MAX_DISCARDED_BODY} bytes, while it keeps coming), so the client is not reset.
  */
 final class FrontendHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(FrontendHandler.class);
 
-    /** The most one read of an upstream connection takes. */
-    static final int MAX_UPSTREAM_READ = 256 * 1024;
-
-    /**
-     * Reads of up to {@value #MAX_UPSTREAM_READ} bytes from the upstream (Netty's default stops at
-     * 64 KiB), a quarter as many system calls and relayed chunks for a fast stream: SSE of 64 KiB
-     * events 1.07-1.27x events/s, of 120 B events 0.94-1.37x (median 1.19). At most 4 reads per
-     * turn of the loop (Netty's default, 16, would let one stream take 4 MiB before the loop's
-     * other connections).
-     */
-    private static final RecvByteBufAllocator UPSTREAM_READS =
-            new AdaptiveRecvByteBufAllocator(64, 2048, MAX_UPSTREAM_READ).maxMessagesPerRead(4);
-
-    private final HttpProxy proxy;
+    private final HttpProxyConfig config;
+    private final HttpSessions sessions;
+    private final BufferBudget buffers;
+    /** Whether the proxy is draining: every answer then closes its connection. */
+    private final BooleanSupplier proxyDraining;
+    private final UpstreamLink.Factory upstreams;
     private ChannelHandlerContext ctx;
-    private Channel upstream;
-    private ChannelFuture upstreamReady;
+    /** The upstream side of this connection, made when the handler is added. */
+    private UpstreamLink upstream;
     private Exchange current;
-    /**
-     * A request went on the upstream connection and its response has not all come back (or the
-     * connection's state is unknown): the connection may not serve another client connection.
-     */
-    private boolean upstreamBusy;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     /** Pipelined HTTP objects held before the connection stops being read. */
     private static final int MAX_WAITING = 64;
 
-    /**
-     * The exchange waiting for its response head, and until when (on the event loop's ticker, the
-     * clock its scheduled tasks keep). One timer task per connection serves every exchange on it:
-     * starting a wait only moves the deadline, and the task, when it fires early, sleeps on until
-     * the deadline. A task per request (and its cancellation) was a sixth of the proxy's sampled
-     * allocation per request. The task is cancelled when the connection closes: it holds the
-     * handler, and with it the connection.
-     */
-    private Exchange awaitingResponse;
-    private long responseDeadline;
-    /** The wait {@link #responseDeadline} was set for, in nanoseconds. */
-    private long responseWait;
+    /** The response and response body timeouts of this connection's exchanges; made when the handler is added. */
+    private ResponseTimer responseTimer;
     /** The connection closed: what the decoder still hands on from its last read is released. */
     private boolean inactive;
-    private ScheduledFuture<?> responseTimer;
-    /** When {@link #responseTimer} is due, on the loop's ticker. */
-    private long responseTimerDue;
 
     /**
      * When the connection began or last ended an exchange (on the loop's ticker): between
@@ -127,8 +91,6 @@ final class FrontendHandler extends ChannelDuplexHandler {
      */
     private long lastActive;
 
-    /** Bytes of a refused body (413) read and thrown away at most before its connection closes. */
-    static final int MAX_DISCARDED_BODY = 64 * 1024 * 1024;
     /** A body is held to the minimum rate from its second second on: its first packets may take a while. */
     private static final long RATE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Stands in {@link #waiting} for a pipelined request that missed its deadline: its turn answers 408. */
@@ -165,17 +127,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** The 408 queued in {@link #waiting}: its HTTP version and its message. */
     private HttpVersion timedOutVersion = HttpVersion.HTTP_1_1;
     private String timedOutMessage;
-    /** A refused body is being read and thrown away (see {@link #MAX_DISCARDED_BODY}); then the connection closes. */
-    private boolean draining;
-    private long drained;
-    /** When the refused body last brought something; past {@link #DRAIN_IDLE_NANOS} of nothing, the connection closes. */
-    private long drainedAt;
-    /**
-     * How long a refused body may bring nothing before its connection is closed: a client that
-     * sends before it reads keeps sending, one that waits for the answer has it (nginx's
-     * {@code lingering_timeout} is 5 s).
-     */
-    private static final long DRAIN_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** A refused body being read and thrown away before the connection closes (413). */
+    private final LingeringClose lingering = new LingeringClose();
     /** The connection is not writable (the client does not take what is written), since {@link #unwritableSince}. */
     private boolean unwritable;
     private long unwritableSince;
@@ -189,21 +142,45 @@ final class FrontendHandler extends ChannelDuplexHandler {
     private ScheduledFuture<?> deadlineTimer;
     private long deadlineTimerDue;
 
+    /** The front end of a connection of {@code proxy}: its settings, sessions, buffers, drain and upstream connections. */
     FrontendHandler(HttpProxy proxy) {
-        this.proxy = proxy;
+        this(proxy.config(), proxy.sessions(), proxy.buffers(), proxy::draining, proxy::openUpstream);
+    }
+
+    /**
+     * A front end with the parts given: what a test drives on an {@code EmbeddedChannel}, with an
+     * upstream of its own ({@code upstreams}) in place of a server.
+     */
+    FrontendHandler(HttpProxyConfig config, HttpSessions sessions, BufferBudget buffers, BooleanSupplier draining,
+                    UpstreamLink.Factory upstreams) {
+        this.config = config;
+        this.sessions = sessions;
+        this.buffers = buffers;
+        this.proxyDraining = draining;
+        this.upstreams = upstreams;
     }
 
     HttpSessions sessions() {
-        return proxy.sessions();
+        return sessions;
     }
 
     BufferBudget buffers() {
-        return proxy.buffers();
+        return buffers;
+    }
+
+    UpstreamLink upstream() {
+        return upstream;
+    }
+
+    ResponseTimer responseTimer() {
+        return responseTimer;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.upstream = upstreams.open(ctx.channel(), new UpstreamListener());
+        this.responseTimer = new ResponseTimer(ctx, () -> unwritable);
     }
 
     /** The handler to put before the HTTP codec: it sees the bytes the client sends, before they are decoded. */
@@ -241,8 +218,11 @@ final class FrontendHandler extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg); // the connection's last answer is on its way
             return;
         }
-        if (draining) {
-            discard(msg);
+        if (lingering.active()) {
+            if (lingering.discard(msg, ticker())) {
+                closing = true;
+                ctx.close();
+            }
             return;
         }
         if (current != null && current.requestComplete() || !waiting.isEmpty()) {
@@ -309,7 +289,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
             currentPost = HttpMethod.POST.equals(request.method());
             // Read before the exchange takes the hop-by-hop headers off the request.
             currentHttp10KeepAlive = request.protocolVersion() == HttpVersion.HTTP_1_0 && HttpUtil.isKeepAlive(request);
-            current = new Exchange(this, ctx.channel(), request, proxy.config(), proxy.sessions());
+            current = new Exchange(this, ctx.channel(), request, config, sessions);
             current.onRequestHead();
         }
         if (msg instanceof HttpContent) {
@@ -343,8 +323,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
             current = null;
             boolean answered = !currentPost || exchange.isDone();
             exchange.abort();
-            if (upstreamBusy) {
-                closeUpstream(); // a body streamed upstream (not a POST's) must not end there as if whole
+            if (upstream.busy()) {
+                upstream.close(); // a body streamed upstream (not a POST's) must not end there as if whole
             }
             if (answered) {
                 // Not a POST: its response may have begun, and nothing can follow it.
@@ -361,7 +341,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                 : HttpResponseStatus.BAD_REQUEST;
         if (cause instanceof TooLongHttpHeaderException) {
-            proxy.config().observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.HEADER_SIZE,
+            config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.HEADER_SIZE,
                     Direction.CLIENT_TO_SERVER, -1);
         }
         log.info("malformed HTTP request from {}: {}: answered {}", ctx.channel().remoteAddress(), cause.getMessage(),
@@ -425,11 +405,11 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (exchange != current) {
             return;
         }
-        keepAlive &= !proxy.draining(); // draining: every connection closes after its answer
+        keepAlive &= !proxyDraining.getAsBoolean(); // draining: every connection closes after its answer
         current = null;
         lastActive = ticker();
         if (exchange.leftUpstreamIdle()) {
-            upstreamBusy = false;
+            upstream.idleAgain();
         }
         if (!keepAlive) {
             if (reading == Reading.BODY && !readingQueued && !closing) {
@@ -437,10 +417,10 @@ final class FrontendHandler extends ChannelDuplexHandler {
                 // then close. Closed at once, the unread bytes would make the client's system
                 // reset the connection, and a client that sends its whole body before reading
                 // would get the reset instead of the answer (RFC 9112 9.6).
-                draining = true;
-                drainedAt = ticker();
+                long now = ticker();
+                lingering.begin(now);
                 ctx.flush();
-                armDeadlines(drainedAt);
+                armDeadlines(now);
                 return;
             }
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -454,22 +434,6 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
         if (current == null) {
             armDeadlines(lastActive); // between requests: the idle deadline
-        }
-    }
-
-    /** Reads (and throws away) a refused body up to its end, or {@link #MAX_DISCARDED_BODY}; then closes. */
-    private void discard(Object msg) {
-        drainedAt = ticker();
-        if (msg instanceof HttpContent) {
-            drained += ((HttpContent) msg).content().readableBytes();
-        }
-        boolean end = !(msg instanceof HttpContent) || msg instanceof LastHttpContent
-                || ((HttpObject) msg).decoderResult().isFailure() || drained > MAX_DISCARDED_BODY;
-        ReferenceCountUtil.release(msg);
-        if (end) {
-            draining = false;
-            closing = true;
-            ctx.close();
         }
     }
 
@@ -508,12 +472,11 @@ final class FrontendHandler extends ChannelDuplexHandler {
     }
 
     private boolean betweenRequests() {
-        return reading == Reading.BETWEEN && current == null && waiting.isEmpty() && !draining && !closing;
+        return reading == Reading.BETWEEN && current == null && waiting.isEmpty() && !lingering.active() && !closing;
     }
 
     /** Nanoseconds from {@code now} to the earliest deadline in force (<= 0: passed); Long.MAX_VALUE: none. */
     private long untilNextDeadline(long now) {
-        HttpProxyConfig config = proxy.config();
         long delay = Long.MAX_VALUE;
         if (unwritable && config.sendTimeoutMillis > 0) {
             delay = Math.min(delay, unwritableSince + nanos(config.sendTimeoutMillis) - now);
@@ -533,8 +496,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (betweenRequests() && config.idleTimeoutMillis > 0) {
             delay = Math.min(delay, lastActive + nanos(config.idleTimeoutMillis) - now);
         }
-        if (draining) {
-            delay = Math.min(delay, drainedAt + DRAIN_IDLE_NANOS - now);
+        if (lingering.active()) {
+            delay = Math.min(delay, lingering.idleDeadline() - now);
         }
         return delay;
     }
@@ -562,7 +525,6 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return;
         }
-        HttpProxyConfig config = proxy.config();
         long now = ticker();
         if (unwritable && config.sendTimeoutMillis > 0
                 && now - (unwritableSince + nanos(config.sendTimeoutMillis)) >= 0) {
@@ -572,9 +534,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
-        if (draining && now - (drainedAt + DRAIN_IDLE_NANOS) >= 0) {
+        if (lingering.active() && now - lingering.idleDeadline() >= 0) {
             log.debug("client {} sent nothing more of a refused body for {} ms: closing the connection",
-                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(DRAIN_IDLE_NANOS));
+                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(LingeringClose.IDLE_NANOS));
             ctx.close();
             return;
         }
@@ -609,7 +571,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     }
 
     private void timedOut(TransportObserver.ClientDeadline deadline) {
-        proxy.config().observer.clientTimedOut(TransportKind.HTTP, deadline);
+        config.observer.clientTimedOut(TransportKind.HTTP, deadline);
     }
 
     private void headTimedOut(long timeoutMillis) {
@@ -630,7 +592,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         String message = "mcp-chaos: " + why;
         reading = Reading.BETWEEN;
         readingRequest = null;
-        if (draining) {
+        if (lingering.active()) {
             log.info("client {}: {} while a refused body was thrown away: closing the connection",
                     ctx.channel().remoteAddress(), why);
             ctx.close();
@@ -680,170 +642,6 @@ final class FrontendHandler extends ChannelDuplexHandler {
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
-    /** The exchange's request went upstream: it is answered 504 unless its response head comes within the timeout. On the loop. */
-    void startResponseTimer(Exchange exchange, long timeoutMillis) {
-        awaitingResponse = exchange;
-        responseWait = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        responseDeadline = ctx.executor().ticker().nanoTime() + responseWait;
-        if (responseTimer != null && responseDeadline - responseTimerDue < 0) {
-            // A shorter deadline than the one the task sleeps to (the body timeout after the
-            // response timeout): the task must wake up sooner.
-            responseTimer.cancel(false);
-            responseTimer = null;
-        }
-        if (responseTimer == null && ctx.channel().isActive()) {
-            responseTimerDue = responseDeadline;
-            responseTimer = ctx.executor().schedule(this::checkResponseDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** The exchange got its response head, or ended. On the loop. */
-    void stopResponseTimer(Exchange exchange) {
-        if (awaitingResponse == exchange) {
-            awaitingResponse = null;
-        }
-    }
-
-    private void checkResponseDeadline() {
-        responseTimer = null;
-        Exchange exchange = awaitingResponse;
-        if (exchange == null) {
-            return;
-        }
-        long now = ctx.executor().ticker().nanoTime();
-        if (unwritable) {
-            // The upstream is not read while the client takes nothing (see channelWritabilityChanged):
-            // its silence is the client's doing, which the send timeout judges. The wait starts over.
-            responseDeadline = now + responseWait;
-        }
-        long left = responseDeadline - now;
-        if (left > 0) { // a later request moved the deadline since this task was scheduled
-            responseTimerDue = responseDeadline;
-            responseTimer = ctx.executor().schedule(this::checkResponseDeadline, left, TimeUnit.NANOSECONDS);
-            return;
-        }
-        awaitingResponse = null;
-        exchange.onResponseTimeout();
-    }
-
-    /** Sends a request head, a full request or a piece of a body upstream, connecting first if needed. */
-    void sendUpstream(Exchange exchange, HttpObject message) {
-        ChannelFuture ready = upstreamReady();
-        upstreamBusy = true;
-        if (ready.isDone()) {
-            writeUpstream(exchange, ready, message);
-        } else {
-            ready.addListener(f -> writeUpstream(exchange, ready, message));
-        }
-    }
-
-    private void writeUpstream(Exchange exchange, ChannelFuture ready, HttpObject message) {
-        if (!ready.isSuccess()) {
-            ReferenceCountUtil.release(message);
-            exchange.onUpstreamUnreachable(ready.cause());
-            return;
-        }
-        // No promise and listener per write: a write that fails reaches BackendHandler's
-        // exceptionCaught, and one that fails on the socket closes the connection (channelInactive).
-        Channel channel = ready.channel();
-        channel.writeAndFlush(message, channel.voidPromise());
-    }
-
-    /** A duplicate of a request goes on a connection of its own; its answer is read and thrown away. */
-    void sendShadow(HttpObject request) {
-        connect(new ShadowHandler()).addListener((ChannelFutureListener) f -> {
-            if (f.isSuccess()) {
-                f.channel().writeAndFlush(request);
-            } else {
-                ReferenceCountUtil.release(request);
-            }
-        });
-    }
-
-    private ChannelFuture upstreamReady() {
-        if (upstreamReady == null || upstreamReady.isDone() && (!upstreamReady.isSuccess() || !upstream.isActive())) {
-            Channel pooled = proxy.upstreamPool().acquire(ctx.channel().eventLoop());
-            if (pooled != null) {
-                pooled.pipeline().get(BackendHandler.class).frontend = this;
-                upstream = pooled;
-                upstreamReady = pooled.newSucceededFuture();
-                pooled.config().setAutoRead(ctx.channel().isWritable());
-            } else {
-                BackendHandler backend = new BackendHandler(proxy.upstreamPool(), this);
-                upstreamReady = connect(backend);
-                upstream = upstreamReady.channel();
-            }
-            upstreamBusy = false;
-        }
-        return upstreamReady;
-    }
-
-    private ChannelFuture connect(ChannelInboundHandlerAdapter handler) {
-        HttpProxyConfig config = proxy.config();
-        Bootstrap bootstrap = new Bootstrap()
-                .group(ctx.channel().eventLoop())
-                .channel(proxy.socketChannelType())
-                // TCP_NODELAY is both transports' default: setting it again is a system call more.
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis)
-                // The proxy's allocator, as the client connection has: Netty's default (adaptive)
-                // cost the request's encoding and the response's read 8 % more CPU per request.
-                .option(ChannelOption.ALLOCATOR, ctx.alloc())
-                .option(ChannelOption.RCVBUF_ALLOCATOR, UPSTREAM_READS)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        proxy.trackUpstream(ch);
-                        // Named, as the client connection's handlers are (see HttpProxy.initClientPipeline).
-                        if (config.upstreamTls != null) {
-                            ch.pipeline().addLast("tls", config.upstreamTls.newHandler(ch.alloc(),
-                                    config.upstream.getHostString(), config.upstream.getPort()));
-                        }
-                        ch.pipeline().addLast("http", new Http1ClientCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
-                                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024),
-                                Math.min(4096, config.maxHeaderSize)));
-                        ch.pipeline().addLast("http10-keep-alive", HTTP10_KEEP_ALIVE);
-                        ch.pipeline().addLast("backend", handler);
-                    }
-                });
-        return bootstrap.connect(config.upstream);
-    }
-
-    /** Closes the upstream connection (its state is unknown after a timeout or an injected answer). */
-    void closeUpstream() {
-        if (upstream != null && !(upstreamReady.isDone() && !upstreamReady.isSuccess())) {
-            upstream.close(); // one that failed to connect is closed already, and may have no event loop to close on
-        }
-        upstreamReady = null;
-        upstream = null;
-    }
-
-    /** Called by the backend for what the upstream sends. */
-    void onUpstreamMessage(Channel from, Object msg) {
-        if (from != upstream || current == null) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
-        current.onUpstream(msg);
-    }
-
-    /** Called by the backend when writing to or reading from the upstream failed other than on its socket. */
-    void onUpstreamError(Channel from, Throwable cause) {
-        if (from == upstream && current != null) {
-            current.onUpstreamUnreachable(cause);
-        }
-    }
-
-    void onUpstreamInactive(Channel from) {
-        if (from != upstream) {
-            return;
-        }
-        upstreamReady = null;
-        upstream = null;
-        if (current != null) {
-            current.onUpstreamClosed();
-        }
-    }
-
     /** Closes the client's connection (a disconnect fault), after what was written to it before. */
     void closeClient() {
         closeAfterWrites();
@@ -870,7 +668,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (!written.isDone()) {
             ScheduledFuture<?> deadline = ctx.executor().schedule(() -> {
                 channel.close();
-            }, proxy.config().sendTimeoutMillis, TimeUnit.MILLISECONDS);
+            }, config.sendTimeoutMillis, TimeUnit.MILLISECONDS);
             channel.closeFuture().addListener(closed -> deadline.cancel(false));
         }
     }
@@ -878,7 +676,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse && proxy.draining()) {
+        if (msg instanceof HttpResponse && proxyDraining.getAsBoolean()) {
             // Draining: the connection closes after this answer, and the client is told so.
             ((HttpResponse) msg).headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         } else if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
@@ -894,9 +692,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         boolean writable = ctx.channel().isWritable();
         // Read the upstream only as fast as the client drains.
-        if (upstream != null) {
-            upstream.config().setAutoRead(writable);
-        }
+        upstream.clientWritable(writable);
         if (!writable && !unwritable) {
             unwritable = true;
             unwritableSince = ticker();
@@ -910,21 +706,17 @@ final class FrontendHandler extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
-        if (responseTimer != null) {
-            responseTimer.cancel(false);
-            responseTimer = null;
-        }
+        responseTimer.cancel();
         if (deadlineTimer != null) {
             deadlineTimer.cancel(false);
             deadlineTimer = null;
         }
-        awaitingResponse = null;
         // The upstream first: a client that left must not leave its upstream stream open. Then,
         // whatever that did, the exchange and what waits let go of their buffers (fuzzing
         // finding F7: closing an upstream channel whose registration had failed threw, and the
         // body of the exchange in progress was never released).
         try {
-            releaseUpstream();
+            upstream.release(current != null);
         } finally {
             try {
                 if (current != null) {
@@ -940,33 +732,13 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** The client left: its upstream connection goes back to the pool when it is idle and sound, else is closed. */
-    private void releaseUpstream() {
-        Channel channel = upstream;
-        ChannelFuture ready = upstreamReady;
-        upstream = null;
-        upstreamReady = null;
-        if (channel == null) {
-            return;
-        }
-        if (ready.isDone() && !ready.isSuccess()) {
-            return; // a connection that failed is closed already (and may never have been registered)
-        }
-        if (current == null && !upstreamBusy && ready.isDone() && channel.isActive()) {
-            channel.pipeline().get(BackendHandler.class).frontend = null;
-            proxy.upstreamPool().release(channel);
-        } else {
-            channel.close();
-        }
-    }
-
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (isOutOfMemory(cause)) {
             // Closing the connection lets go of everything it holds (channelInactive): the proxy
             // goes on serving the others, and the operator learns why this one was cut.
             log.error("out of memory serving the client connection {} ({} bytes of bodies held, ceiling {}): closing it",
-                    ctx.channel().remoteAddress(), proxy.buffers().held(), proxy.buffers().limit(), cause);
+                    ctx.channel().remoteAddress(), buffers.held(), buffers.limit(), cause);
         } else {
             log.debug("client connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         }
@@ -990,7 +762,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     private final class ReadWatch extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (reading == Reading.BETWEEN && !closing && !draining && msg instanceof ByteBuf
+            if (reading == Reading.BETWEEN && !closing && !lingering.active() && msg instanceof ByteBuf
                     && ((ByteBuf) msg).forEachByte(ByteProcessor.FIND_NON_CRLF) >= 0) {
                 startReading(Reading.HEAD);
             }
@@ -998,91 +770,29 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Reads an upstream connection: for the {@link FrontendHandler} that holds it, or idle in the pool. */
-    private static final class BackendHandler extends ChannelInboundHandlerAdapter {
-        private final UpstreamPool pool;
-        /** The client connection this upstream connection serves; null while it waits in the pool. */
-        private FrontendHandler frontend;
-
-        BackendHandler(UpstreamPool pool, FrontendHandler frontend) {
-            this.pool = pool;
-            this.frontend = frontend;
-        }
-
+    /** What the upstream connection says goes to the exchange in progress; with none, it is thrown away. */
+    private final class UpstreamListener implements UpstreamLink.Listener {
         @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (frontend == null) {
-                // Nothing was asked on an idle connection: whatever comes makes it unusable.
+        public void onUpstreamMessage(Object msg) {
+            if (current == null) {
                 ReferenceCountUtil.release(msg);
-                pool.remove(ctx.channel());
-                ctx.close();
                 return;
             }
-            frontend.onUpstreamMessage(ctx.channel(), msg);
+            current.onUpstream(msg);
         }
 
         @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            if (frontend == null) {
-                pool.remove(ctx.channel());
-            } else {
-                frontend.onUpstreamInactive(ctx.channel());
-            }
-            super.channelInactive(ctx);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (isOutOfMemory(cause)) {
-                log.error("out of memory reading the upstream connection: closing it", cause);
-            } else {
-                log.debug("upstream connection failed: {}", cause.toString());
-            }
-            if (frontend != null && !(cause instanceof IOException)) {
-                // Not the socket (which closing reports as the upstream's close): a request that
-                // could not be encoded, say. The exchange answers 502 with the cause.
-                frontend.onUpstreamError(ctx.channel(), cause);
-            }
-            ctx.close();
-        }
-    }
-
-    /**
-     * An HTTP/1.0 request goes upstream as the client sent it, but asking for keep-alive: the
-     * upstream connection is the proxy's, pooled and reused (the client's own Connection header
-     * is hop-by-hop and was removed). Without it an HTTP/1.0 upstream answer ends with a close,
-     * and the client's connection would be closed after it.
-     */
-    private static final ChannelOutboundHandler HTTP10_KEEP_ALIVE = new Http10KeepAlive();
-
-    @ChannelHandler.Sharable
-    private static final class Http10KeepAlive extends ChannelOutboundHandlerAdapter {
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof HttpRequest && ((HttpRequest) msg).protocolVersion() == HttpVersion.HTTP_1_0) {
-                HttpHeaders headers = ((HttpRequest) msg).headers();
-                if (!headers.contains(HttpHeaderNames.CONNECTION)) {
-                    headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-                }
-            }
-            ctx.write(msg, promise);
-        }
-    }
-
-    /** Reads and discards the answer to a duplicated request, then closes. */
-    private static final class ShadowHandler extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            boolean last = msg instanceof LastHttpContent;
-            ReferenceCountUtil.release(msg);
-            if (last) {
-                ctx.close();
+        public void onUpstreamError(Throwable cause) {
+            if (current != null) {
+                current.onUpstreamUnreachable(cause);
             }
         }
 
         @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
+        public void onUpstreamClosed() {
+            if (current != null) {
+                current.onUpstreamClosed();
+            }
         }
     }
 }

@@ -1,13 +1,7 @@
 package dev.mcpchaos.core.transport.http;
 
-import io.netty.buffer.ByteBuf;
-import java.util.Map;
 import dev.mcpchaos.core.codec.http1.Http1ServerCodec;
-import dev.mcpchaos.core.frame.Direction;
-import dev.mcpchaos.core.frame.Frame;
-import dev.mcpchaos.core.intercept.ConnectionControl;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
-import dev.mcpchaos.core.intercept.FrameSink;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.IoTransport;
@@ -117,15 +111,12 @@ public final class HttpProxy implements AutoCloseable {
         this.io = builder.io != null ? builder.io.requireAvailable() : IoTransport.auto();
         this.group = io.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
                 "mcp-chaos-http");
-        FrameSink toServer = frame -> exchangeOf(frame).sendRequest(frame);
-        FrameSink toClient = frame -> exchangeOf(frame).sendResponse(frame);
         // Without an executor of the user's, each session's interceptors run on the event loop of
         // the connection that began it: no thread hop for a session that stays on one connection.
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
-        sessions = new HttpSessions(builder.interceptors, builder.executor, builder.alloc, new Control(), toServer,
-                toClient, config.observer, builder.sessionIdleTimeout, builder.maxSessions,
-                builder.executor != null ? builder.executor : group.next());
+        sessions = newSessions(builder.interceptors, builder.executor, builder.alloc, config.observer,
+                builder.sessionIdleTimeout, builder.maxSessions, builder.executor != null ? builder.executor : group.next());
         // No TCP_NODELAY child option: both of Netty's transports set it on every socket already,
         // and setting it again was one system call more per connection.
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -154,6 +145,17 @@ public final class HttpProxy implements AutoCloseable {
         }
         log.info("listening on http://{} (transport {}), relaying to {}", format(address()), io.label(),
                 config.upstreamLabel);
+    }
+
+    /**
+     * A session table whose chains hand frames to the exchanges they travel on and let faults act
+     * on them ({@link ExchangeContext}): the proxy's, and a test's front end's.
+     */
+    static HttpSessions newSessions(List<FrameInterceptor> interceptors, EventExecutor executor, ByteBufAllocator alloc,
+                                    TransportObserver observer, Duration idleTimeout, int maxSessions,
+                                    EventExecutor sweeper) {
+        return new HttpSessions(interceptors, executor, alloc, ExchangeRoutes.CONTROL, ExchangeRoutes.TO_SERVER,
+                ExchangeRoutes.TO_CLIENT, observer, idleTimeout, maxSessions, sweeper);
     }
 
     /**
@@ -230,6 +232,11 @@ public final class HttpProxy implements AutoCloseable {
      * requests in order and stops reading while enough of them wait.
      */
     void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend) {
+        initClientPipeline(pipeline, frontend, config);
+    }
+
+    /** {@link #initClientPipeline(ChannelPipeline, FrontendHandler)} with these settings: also a test's, with no proxy. */
+    static void initClientPipeline(ChannelPipeline pipeline, FrontendHandler frontend, HttpProxyConfig config) {
         // Named: a generated name is looked up in a per-thread weak map of class names, on every
         // connection (1 % of the CPU of a client that connects per request).
         // Before the codec: the first byte of a request head starts its deadline.
@@ -430,6 +437,11 @@ public final class HttpProxy implements AutoCloseable {
         shutdownExecutors();
     }
 
+    /** The upstream side of a new client connection: its own upstream connection, on its loop. */
+    UpstreamLink openUpstream(Channel client, UpstreamLink.Listener listener) {
+        return new UpstreamConnection(client, listener, config, upstreamPool, io.socketChannelType(), this::trackUpstream);
+    }
+
     /** An upstream connection was made: it is closed with the proxy. */
     void trackUpstream(Channel channel) {
         upstreams.add(channel);
@@ -439,92 +451,8 @@ public final class HttpProxy implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private static Exchange exchangeOf(Frame frame) {
-        Object route = frame.route();
-        if (route instanceof Exchange) {
-            return (Exchange) route;
-        }
-        frame.release();
-        throw new IllegalStateException("frame has no HTTP exchange to travel on: " + frame
-                + " (make replies with Frame.reply and copies with Frame.duplicate or Frame.withContent)");
-    }
-
     private static String format(InetSocketAddress address) {
         return address.getHostString() + ':' + address.getPort();
-    }
-
-    /** What faults may do on HTTP: act on the connections of the exchange a frame travels on. */
-    private final class Control implements ConnectionControl {
-        @Override
-        public void closeClientSide(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange != null) {
-                exchange.closeClient();
-            }
-        }
-
-        @Override
-        public void closeServerSide(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange != null) {
-                exchange.closeUpstream();
-            }
-        }
-
-        @Override
-        public void terminateServer(Frame at) {
-            closeServerSide(at);
-        }
-
-        @Override
-        public void killServer(Frame at) {
-            closeServerSide(at);
-        }
-
-        @Override
-        public boolean respondHttp(Frame at, int status, Map<String, String> headers,
-                                   ByteBuf body) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange == null) {
-                body.release();
-                return false;
-            }
-            return exchange.respondWith(status, headers, body);
-        }
-
-        @Override
-        public boolean carriesOneMessage(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            return exchange != null && exchange.carriesOneMessage(at.direction());
-        }
-
-        @Override
-        public boolean overrideContentType(Frame at, String contentType) {
-            Exchange exchange = (Exchange) at.route();
-            return exchange != null && exchange.overrideContentType(contentType);
-        }
-
-        @Override
-        public void stallResponse(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange != null) {
-                exchange.stall();
-            }
-        }
-
-        @Override
-        public boolean expireSession(Frame at) {
-            Exchange exchange = (Exchange) at.route();
-            if (exchange == null || !sessions.isKnown(exchange.chain().session().id())) {
-                return false; // a sessionless request (or one of a session the upstream never named)
-            }
-            sessions.expire(exchange.chain().session().id());
-            if (at.direction() == Direction.CLIENT_TO_SERVER && at.envelope().isRequest()) {
-                // The request that met the fault is answered as every later one of the session is.
-                exchange.answerExpiredByFault(at.envelope().id());
-            }
-            return true;
-        }
     }
 
     /** Configures and starts an {@link HttpProxy}. */

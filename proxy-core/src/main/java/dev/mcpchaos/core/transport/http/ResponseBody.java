@@ -37,6 +37,39 @@ interface ResponseBody {
     default void writeQueued() {
     }
 
+    /**
+     * Whether each piece must follow the last within the response body timeout. Default true:
+     * a JSON answer or a download that stops coming is answered 504 or cut. An SSE stream may
+     * idle as long as its server likes.
+     */
+    default boolean keepsComing() {
+        return true;
+    }
+
+    /**
+     * Whether the body is a stream of messages, each passing the chain as it came whole (SSE).
+     * Such a stream, when the upstream breaks off, reaches the client up to its last whole
+     * message before the cut; when a fault closes the upstream at one of its messages, it is cut
+     * there. Default false: a body that is one message (or none) is cut as it stands.
+     */
+    default boolean streamsMessages() {
+        return false;
+    }
+
+    /**
+     * The piece that ends this body cleanly when a drain's deadline passes, or null when it
+     * cannot end cleanly now and is cut instead. Default null: only an SSE stream standing
+     * between events can end early and still be whole.
+     */
+    default HttpContent drainEnd() {
+        return null;
+    }
+
+    /** Where a body the drain cut stood, for the log line: {@code mid-body} by default. */
+    default String cutWhere() {
+        return "mid-body";
+    }
+
     /** Whether a message to the client here is the only one the body carries (nothing can go beside it). */
     boolean carriesOneMessage();
 

@@ -12,10 +12,12 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -67,6 +69,31 @@ final class SseResponseBody implements ResponseBody {
      */
     boolean atEventStart() {
         return relay == null || relay.atEventStart();
+    }
+
+    @Override
+    public boolean keepsComing() {
+        return false;
+    }
+
+    @Override
+    public boolean streamsMessages() {
+        return true;
+    }
+
+    /** Between events: {@link HttpProxy#DRAIN_SSE_COMMENT} and the end of the chunked body (written by the exchange). */
+    @Override
+    public HttpContent drainEnd() {
+        if (!atEventStart()) {
+            return null;
+        }
+        return new DefaultHttpContent(Unpooled.copiedBuffer(HttpProxy.DRAIN_SSE_COMMENT + "\n\n",
+                StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String cutWhere() {
+        return "mid-event";
     }
 
     /** Whether the stream is framed: every event from here on passes the chain. */

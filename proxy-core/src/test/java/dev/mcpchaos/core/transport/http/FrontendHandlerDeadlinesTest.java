@@ -11,9 +11,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -24,22 +21,17 @@ import java.util.concurrent.TimeUnit;
  * The client deadlines of a connection on virtual time: the client connection on an
  * {@link EmbeddedChannel} with the proxy's own pipeline (the byte watch, the codec, the
  * frontend) and frozen time, so each deadline is checked to the millisecond on both sides. A
- * request that reaches its exchange is answered 502 at once (its upstream connection cannot be
- * made on the embedded loop): the twin where the request arrives.
+ * request that reaches its exchange is answered 502 at once (its upstream side refuses it, see
+ * {@link TestFrontends}): the twin where the request arrives.
  */
 class FrontendHandlerDeadlinesTest {
 
-    private HttpProxy proxy;
     private EmbeddedChannel client;
     private final List<String> timeouts = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            closedPort = socket.getLocalPort();
-        }
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp"))
+        HttpProxyConfig config = TestFrontends.builder()
                 .idleTimeout(Duration.ofSeconds(30))
                 .observer(new TransportObserver() {
                     @Override
@@ -47,15 +39,18 @@ class FrontendHandlerDeadlinesTest {
                         timeouts.add(deadline.tag());
                     }
                 })
-                .start(); // head 10 s, body 60 s, 500 B/s: the defaults
-        client = clientOf(proxy);
+                .config(); // head 10 s, body 60 s, 500 B/s: the defaults
+        client = clientOf(config);
     }
 
-    /** A connection with the proxy's pipeline, its time frozen from before it became active. */
-    private static EmbeddedChannel clientOf(HttpProxy proxy) {
+    /**
+     * A connection with the proxy's pipeline, its time frozen from before it became active; no
+     * proxy, and an upstream side that refuses every request.
+     */
+    private static EmbeddedChannel clientOf(HttpProxyConfig config) {
         EmbeddedChannel channel = new EmbeddedChannel(); // registered and active, with no handler yet
         channel.freezeTime();
-        proxy.initClientPipeline(channel.pipeline(), new FrontendHandler(proxy));
+        HttpProxy.initClientPipeline(channel.pipeline(), TestFrontends.unreachableUpstream(config), config);
         channel.pipeline().fireChannelActive(); // what the handlers would have heard
         return channel;
     }
@@ -63,7 +58,6 @@ class FrontendHandlerDeadlinesTest {
     @AfterEach
     void stop() {
         client.finishAndReleaseAll();
-        proxy.close();
     }
 
     private void send(String text) {
@@ -158,21 +152,16 @@ class FrontendHandlerDeadlinesTest {
 
     @Test
     void aBodyThatStopsIsAnswered408AtTheBodyDeadlineWithNoMinimumRate() throws Exception {
-        proxy.close();
         client.finishAndReleaseAll();
         timeouts.clear();
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            closedPort = socket.getLocalPort();
-        }
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp")).minRequestBodyRate(0)
+        HttpProxyConfig config = TestFrontends.builder().minRequestBodyRate(0)
                 .observer(new TransportObserver() {
                     @Override
                     public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
                         timeouts.add(deadline.tag());
                     }
-                }).start();
-        client = clientOf(proxy);
+                }).config();
+        client = clientOf(config);
 
         send(post(1_000_000) + "x".repeat(125)); // the attack of issue 19: 125 bytes, then silence
         advanceMillis(59_999);

@@ -9,12 +9,8 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -25,25 +21,11 @@ import java.nio.charset.StandardCharsets;
  */
 class FrontendHandlerTimerTest {
 
-    private HttpProxy proxy;
-
-    @AfterEach
-    void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
-
     @Test
     void theResponseTimerGoesWithTheConnection() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            closedPort = socket.getLocalPort();
-        }
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + closedPort + "/mcp")).start();
-        // The client connection on an embedded channel: its upstream connection cannot be made on
-        // that loop, so the request is answered 502 at once, after its response timer started.
-        EmbeddedChannel client = new EmbeddedChannel(new FrontendHandler(proxy));
+        // The client connection on an embedded channel, its upstream one that cannot be reached:
+        // the request is answered 502 at once, after its response timer started.
+        EmbeddedChannel client = new EmbeddedChannel(TestFrontends.unreachableUpstream(TestFrontends.config()));
         byte[] body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
         DefaultFullHttpRequest post = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/mcp",
                 Unpooled.wrappedBuffer(body));

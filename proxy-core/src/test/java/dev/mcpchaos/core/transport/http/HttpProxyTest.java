@@ -299,7 +299,7 @@ class HttpProxyTest {
             reads.lastBytesRead(guess);
             reads.readComplete();
         }
-        assertThat(largest).isEqualTo(FrontendHandler.MAX_UPSTREAM_READ);
+        assertThat(largest).isEqualTo(UpstreamConnection.MAX_UPSTREAM_READ);
     }
 
     @Test
