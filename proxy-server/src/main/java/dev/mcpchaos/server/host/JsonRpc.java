@@ -11,7 +11,7 @@ import java.io.IOException;
  * The JSON-RPC 2.0 pieces the hosts ({@link McpHttpHost}, {@link McpStdioHost}) and their
  * handlers share: parsing a message, writing one as a line of compact JSON, error responses and
  * their codes. Messages are jackson-databind trees, read and written without an
- * {@code ObjectMapper} (see {@link HostJson}), which keeps a spawned server's start fast.
+ * {@code ObjectMapper} (see {@code HostJson}), which keeps a spawned server's start fast.
  */
 public final class JsonRpc {
 
