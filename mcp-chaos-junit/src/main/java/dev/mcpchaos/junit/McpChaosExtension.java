@@ -13,6 +13,7 @@ import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.RunningProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
 import dev.mcpchaos.server.demo.DemoServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
 import dev.mcpchaos.server.replay.HttpReplay;
@@ -551,9 +552,9 @@ public final class McpChaosExtension implements BeforeAllCallback, AfterAllCallb
                 default: {
                     URI target = upstream;
                     if (kind == Kind.DEMO_HTTP) {
-                        DemoHttpServer demo = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
+                        McpHttpHost demo = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
                         upstreamServer = demo;
-                        target = URI.create("http://127.0.0.1:" + demo.address().getPort() + DemoHttpServer.PATH);
+                        target = URI.create("http://127.0.0.1:" + demo.address().getPort() + McpHttpHost.PATH);
                     }
                     HttpProxyBuilder b = McpChaosProxy.http(target);
                     apply(b, runSeed);

@@ -75,7 +75,7 @@ public final class McpChaosProxy {
      */
     public static HttpProxyBuilder replay(dev.mcpchaos.server.replay.HttpReplay replay) {
         java.util.Objects.requireNonNull(replay, "replay");
-        dev.mcpchaos.server.demo.DemoHttpServer server;
+        dev.mcpchaos.server.host.McpHttpHost server;
         try {
             server = replay.start(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
         } catch (java.io.IOException e) {

@@ -3,6 +3,7 @@ package dev.mcpchaos.server.cli;
 import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.server.demo.DemoHttpServer;
 import dev.mcpchaos.server.demo.DemoServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,7 +60,7 @@ final class DemoServerCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        DemoHttpServer server;
+        McpHttpHost server;
         try {
             server = DemoHttpServer.start(address, keepAliveInterval);
         } catch (IOException e) {

@@ -154,7 +154,7 @@ class CheckIT {
 
     @Test
     void overHttpTheDemoServerBreaksNothingAndServerEverythingTheSameOneCheck() throws Exception {
-        try (dev.mcpchaos.server.demo.DemoHttpServer demo = dev.mcpchaos.server.demo.DemoHttpServer.start(
+        try (dev.mcpchaos.server.host.McpHttpHost demo = dev.mcpchaos.server.demo.DemoHttpServer.start(
                 new java.net.InetSocketAddress("127.0.0.1", 0))) {
             Referee.Report report = overHttp(demo.endpoint(), "echo", Map.of("text", "hi"));
             assertThat(report.firedIds()).as(report.all().toString()).isEmpty();

@@ -91,8 +91,9 @@ class LauncherIT {
         assertThat(demo.exitCode).isZero();
         assertThat(demo.stdout).contains("\"id\":1", "\"serverInfo\"");
         assertThat(demo.stderr).contains("dev.mcpchaos.server.demo.DemoServer source: shared objects file",
-                "dev.mcpchaos.server.demo.DemoJson source: shared objects file")
-                .as("no ObjectMapper on the way to the demo server's answers (DemoJson)")
+                "dev.mcpchaos.server.host.McpStdioHost source: shared objects file",
+                "dev.mcpchaos.server.host.HostJson source: shared objects file")
+                .as("no ObjectMapper on the way to the demo server's answers (HostJson)")
                 .doesNotContain("com.fasterxml.jackson.databind.ObjectMapper ");
 
         Path cassette = root.resolve("fixture.ndjson");

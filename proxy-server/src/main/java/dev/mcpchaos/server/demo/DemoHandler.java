@@ -1,14 +1,23 @@
 package dev.mcpchaos.server.demo;
 
+import static dev.mcpchaos.server.host.JsonRpc.INTERNAL_ERROR;
+import static dev.mcpchaos.server.host.JsonRpc.INVALID_PARAMS;
+import static dev.mcpchaos.server.host.JsonRpc.INVALID_REQUEST;
+import static dev.mcpchaos.server.host.JsonRpc.METHOD_NOT_FOUND;
+import static dev.mcpchaos.server.host.JsonRpc.abbreviate;
+import static dev.mcpchaos.server.host.JsonRpc.error;
+import static dev.mcpchaos.server.host.JsonRpc.validIdOrNull;
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import dev.mcpchaos.server.host.JsonRpc;
+import dev.mcpchaos.server.host.McpHttpHost;
+import dev.mcpchaos.server.host.McpRevisions;
+import dev.mcpchaos.server.host.McpSessionHandler;
+import dev.mcpchaos.server.host.McpStdioHost;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +29,9 @@ import java.util.function.Consumer;
 /**
  * The demo server's JSON-RPC handling, independent of any transport: it takes one parsed message
  * (or a batch) and completes with the reply, and hands every other outgoing message to a sink.
- * The stdio transport ({@link DemoSession}) and the Streamable HTTP transport
- * ({@link DemoHttpServer}) both drive it, so the two answer exactly alike.
+ * The hosts of both transports drive it, stdio ({@link McpStdioHost}, through {@link DemoServer})
+ * and Streamable HTTP ({@link McpHttpHost}, through {@link DemoHttpServer}), so the two answer
+ * exactly alike; {@link DemoHandlers} makes one a session.
  *
  * <p>Outgoing messages other than replies come in two kinds, and the transports route them
  * differently, which is why they have separate sinks:
@@ -40,18 +50,8 @@ import java.util.function.Consumer;
  */
 final class DemoHandler implements McpSessionHandler {
 
-    static final String LATEST_PROTOCOL_VERSION = "2025-11-25";
-    static final List<String> SUPPORTED_PROTOCOL_VERSIONS =
-            List.of("2024-11-05", "2025-03-26", "2025-06-18", LATEST_PROTOCOL_VERSION);
-
-    /** Room for an {@code echo} of the largest {@code large} payload, plus its envelope. */
-    static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
-
-    static final int PARSE_ERROR = -32700;
-    static final int INVALID_REQUEST = -32600;
-    static final int METHOD_NOT_FOUND = -32601;
-    static final int INVALID_PARAMS = -32602;
-    static final int INTERNAL_ERROR = -32603;
+    static final String LATEST_PROTOCOL_VERSION = McpRevisions.LATEST;
+    static final List<String> SUPPORTED_PROTOCOL_VERSIONS = McpRevisions.WITH_SESSIONS;
 
     /** The {@code logger} named in the log notifications this server sends. */
     static final String LOGGER_NAME = DemoServer.NAME;
@@ -60,13 +60,13 @@ final class DemoHandler implements McpSessionHandler {
     private static final Set<String> LOG_LEVELS =
             Set.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
 
-    static final String LOG_PREFIX = "[mcp-chaos-demo] ";
+    static final String LOG_PREFIX = "[" + DemoServer.NAME + "] ";
 
     /**
-     * Makes the nodes of every message; both transports parse and write them with {@link DemoJson}
+     * Makes the nodes of every message; both hosts parse and write them with {@link JsonRpc}
      * (no ObjectMapper on the way to a spawned demo server's first answer).
      */
-    private static final JsonNodeFactory NODES = DemoJson.NODES;
+    private static final JsonNodeFactory NODES = JsonRpc.NODES;
 
     private final PrintStream log;
     private final String serverVersion;
@@ -85,33 +85,7 @@ final class DemoHandler implements McpSessionHandler {
         this.serverVersion = requireNonNull(serverVersion, "serverVersion");
         this.toolExecutor = requireNonNull(toolExecutor, "toolExecutor");
         this.unsolicited = requireNonNull(unsolicited, "unsolicited");
-        this.tools = new DemoTools(DemoJson.NODES);
-    }
-
-    /**
-     * Parses one message (an object, or an array for a batch).
-     *
-     * @throws IOException if it is not exactly one JSON value; {@link #parseErrorReason} turns it
-     *     into the text of a -32700 reply
-     */
-    static JsonNode parse(byte[] bytes) throws IOException {
-        JsonNode message = DemoJson.read(bytes);
-        if (message == null || message.isMissingNode()) {
-            throw new IOException("no JSON value");
-        }
-        return message;
-    }
-
-    /** The reason of a parse failure, without Jackson's location suffix, for a -32700 message. */
-    static String parseErrorReason(IOException e) {
-        return e instanceof JsonProcessingException
-                ? ((JsonProcessingException) e).getOriginalMessage()
-                : e.getMessage();
-    }
-
-    /** Compact UTF-8 JSON of {@code message}: one line, since JSON strings escape their newlines. */
-    static byte[] toBytes(JsonNode message) {
-        return DemoJson.write(message);
+        this.tools = new DemoTools(NODES);
     }
 
     /**
@@ -328,29 +302,11 @@ final class DemoHandler implements McpSessionHandler {
         };
     }
 
-    static String abbreviate(String text) {
-        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
-    }
-
-    /** {@code id} if it is a valid JSON-RPC request id (a string or a number), else {@code null}. */
-    static JsonNode validIdOrNull(JsonNode id) {
-        return id != null && (id.isTextual() || id.isNumber()) ? id : null;
-    }
-
     private static ObjectNode result(JsonNode id, JsonNode result) {
         ObjectNode response = NODES.objectNode();
         response.put("jsonrpc", "2.0");
         response.set("id", id);
         response.set("result", result);
-        return response;
-    }
-
-    /** A JSON-RPC error response; {@code id} {@code null} becomes JSON {@code null}, as JSON-RPC wants when it is unknown. */
-    static ObjectNode error(JsonNode id, int code, String message) {
-        ObjectNode response = NODES.objectNode();
-        response.put("jsonrpc", "2.0");
-        response.set("id", id == null ? NullNode.getInstance() : id);
-        response.putObject("error").put("code", code).put("message", message);
         return response;
     }
 

@@ -2,6 +2,7 @@ package dev.mcpchaos.server.demo;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.mcpchaos.server.host.McpStdioHost;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -10,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The built-in demo MCP server ({@code mcp-chaos demo-server}): a small, dependable MCP server
@@ -30,7 +32,7 @@ import java.util.Properties;
  * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only.
  *
  * <p>The same server over MCP Streamable HTTP is {@link DemoHttpServer}; both hand messages to
- * one {@link DemoHandler}, so they answer alike.
+ * a {@link DemoHandler}, so they answer alike. This one runs on an {@link McpStdioHost}.
  */
 public final class DemoServer {
 
@@ -39,6 +41,7 @@ public final class DemoServer {
 
     private static final String VERSION_RESOURCE = "/dev/mcpchaos/server/version.properties";
     private static final String FALLBACK_VERSION = "0.1.0";
+    private static final AtomicInteger RUNS = new AtomicInteger();
 
     private DemoServer() {
     }
@@ -59,7 +62,8 @@ public final class DemoServer {
     public static int serve(InputStream in, OutputStream out) throws IOException {
         requireNonNull(in, "in");
         requireNonNull(out, "out");
-        return new DemoSession(in, out, System.err, version()).run();
+        DemoHandlers handlers = new DemoHandlers(System.err, version(), NAME + "-" + RUNS.incrementAndGet() + "-tool-");
+        return McpStdioHost.serve(in, out, System.err, NAME, handlers);
     }
 
     /**

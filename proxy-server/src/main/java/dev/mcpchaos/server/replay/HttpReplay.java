@@ -3,8 +3,8 @@ package dev.mcpchaos.server.replay;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.mcpchaos.server.demo.DemoHttpServer;
-import dev.mcpchaos.server.demo.McpSessionHandler;
+import dev.mcpchaos.server.host.McpHttpHost;
+import dev.mcpchaos.server.host.McpSessionHandler;
 import dev.mcpchaos.server.record.Cassette;
 
 import java.io.IOException;
@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Plays the server of recorded cassettes over Streamable HTTP, on the built-in demo server's HTTP
- * side ({@link DemoHttpServer}): each {@code initialize} starts a session with a fresh
+ * Plays the server of recorded cassettes over Streamable HTTP, on the MCP server host the demo
+ * server runs on too ({@link McpHttpHost}): each {@code initialize} starts a session with a fresh
  * {@code Mcp-Session-Id} (the recorded one is not reused), and each session replays the cassettes
  * from their start, matched as over stdio (see {@link StdioReplay}). An answer recorded as SSE
  * events is sent as SSE events, its progress notifications first, each an event of its own; one
@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  * for a live server.
  */
 public final class HttpReplay {
+
+    /** Names the replay in the host's diagnostics (stderr) and threads. */
+    private static final String LOG_NAME = "mcp-chaos-replay";
 
     private final List<Cassette> cassettes;
     private final OnExhausted onExhausted;
@@ -79,14 +82,14 @@ public final class HttpReplay {
      *
      * @throws IOException when the address cannot be bound
      */
-    public DemoHttpServer start(InetSocketAddress address) throws IOException {
+    public McpHttpHost start(InetSocketAddress address) throws IOException {
         // Sessionless requests (2026-07-28) share one responder, so repeats of a request are
         // served in recorded order across them as within a session; it is synchronized.
         McpSessionHandler sessionless = handler(newResponder(), message -> {
             // What the recording holds after a sessionless request, outside any request, has no
             // stream to go on in that revision: not sent.
         });
-        return DemoHttpServer.start(address, DemoHttpServer.DEFAULT_KEEP_ALIVE, new McpSessionHandler.Factory() {
+        return McpHttpHost.start(address, McpHttpHost.DEFAULT_KEEP_ALIVE, LOG_NAME, new McpSessionHandler.Factory() {
             @Override
             public McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited) {
                 return handler(newResponder(), unsolicited);

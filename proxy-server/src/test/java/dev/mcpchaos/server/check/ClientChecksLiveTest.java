@@ -4,6 +4,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,14 +36,14 @@ class ClientChecksLiveTest {
     /** The report of a proxy with {@code rules} after {@code client} talked to it. */
     private Referee.Report run(String rules, Client client) throws Exception {
         Referee referee = new Referee();
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0))) {
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0))) {
             HttpProxyBuilder builder = McpChaosProxy.http(upstream.endpoint()).seed(7);
             if (rules != null) {
                 builder.rules(RuleSet.parse(rules, "client-checks.yaml"));
             }
             builder.check(referee);
             try (HttpProxyBuilder.RunningHttp proxy = builder.start()) {
-                client.talk(URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH));
+                client.talk(URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH));
             }
         }
         return referee.report();

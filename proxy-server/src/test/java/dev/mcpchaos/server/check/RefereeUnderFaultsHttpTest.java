@@ -5,6 +5,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,14 +48,14 @@ class RefereeUnderFaultsHttpTest {
     private Run run(String rules, Conversation conversation) throws Exception {
         Referee referee = new Referee();
         List<FaultEvent> events = new CopyOnWriteArrayList<>();
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0))) {
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0))) {
             HttpProxyBuilder builder = McpChaosProxy.http(upstream.endpoint()).seed(11).faultListener(events::add)
                     .check(referee);
             if (rules != null) {
                 builder.rules(RuleSet.parse(rules, "faults.yaml"));
             }
             try (HttpProxyBuilder.RunningHttp proxy = builder.start()) {
-                conversation.talk(URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH));
+                conversation.talk(URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH));
             }
         }
         return new Run(referee.report(), events);

@@ -3,6 +3,7 @@ package dev.mcpchaos.server.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.mcpchaos.server.host.McpHttpHost;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -31,7 +32,7 @@ class DemoHttpServerSdkClientTest {
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
 
-    private DemoHttpServer server;
+    private McpHttpHost server;
 
     @BeforeEach
     void startServer() throws Exception {
@@ -62,7 +63,7 @@ class DemoHttpServerSdkClientTest {
         boolean closed = false;
         try {
             McpSchema.InitializeResult init = client.initialize();
-            assertThat(DemoSession.SUPPORTED_PROTOCOL_VERSIONS).contains(init.protocolVersion());
+            assertThat(DemoHandler.SUPPORTED_PROTOCOL_VERSIONS).contains(init.protocolVersion());
             assertThat(init.serverInfo().name()).isEqualTo("mcp-chaos-demo");
             assertThat(init.serverInfo().version()).isEqualTo(DemoServer.version());
             assertThat(init.capabilities().tools()).isNotNull();

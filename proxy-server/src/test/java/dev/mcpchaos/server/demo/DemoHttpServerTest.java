@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.host.McpHttpHost;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -39,21 +40,21 @@ class DemoHttpServerTest {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
             .build();
-    private final List<DemoHttpServer> servers = new ArrayList<>();
-    private DemoHttpServer server;
+    private final List<McpHttpHost> servers = new ArrayList<>();
+    private McpHttpHost server;
 
     @BeforeEach
     void startServer() throws IOException {
-        server = start(DemoHttpServer.DEFAULT_KEEP_ALIVE);
+        server = start(McpHttpHost.DEFAULT_KEEP_ALIVE);
     }
 
     @AfterEach
     void stopServers() {
-        servers.forEach(DemoHttpServer::close);
+        servers.forEach(McpHttpHost::close);
     }
 
-    private DemoHttpServer start(Duration keepAlive) throws IOException {
-        DemoHttpServer started = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), keepAlive);
+    private McpHttpHost start(Duration keepAlive) throws IOException {
+        McpHttpHost started = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), keepAlive);
         servers.add(started);
         return started;
     }
@@ -395,7 +396,7 @@ class DemoHttpServerTest {
 
     @Test
     void anIdleGetStreamGetsKeepAliveComments() throws Exception {
-        DemoHttpServer fast = start(Duration.ofMillis(100));
+        McpHttpHost fast = start(Duration.ofMillis(100));
         String session = initializeSession(fast.endpoint());
         SseRecorder stream = new SseRecorder();
         client.sendAsync(request(fast.endpoint(), session).setHeader("Accept", "text/event-stream").GET().build(),
@@ -541,7 +542,7 @@ class DemoHttpServerTest {
 
     @Test
     void closeEndsOpenStreamsAndRefusesConnections() throws Exception {
-        DemoHttpServer closing = start(DemoHttpServer.DEFAULT_KEEP_ALIVE);
+        McpHttpHost closing = start(McpHttpHost.DEFAULT_KEEP_ALIVE);
         String session = initializeSession(closing.endpoint());
         SseRecorder stream = new SseRecorder();
         client.sendAsync(request(closing.endpoint(), session).setHeader("Accept", "text/event-stream").GET().build(),

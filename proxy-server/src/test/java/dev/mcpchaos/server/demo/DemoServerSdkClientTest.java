@@ -45,7 +45,7 @@ class DemoServerSdkClientTest {
                 .build();
         try {
             McpSchema.InitializeResult init = client.initialize();
-            assertThat(DemoSession.SUPPORTED_PROTOCOL_VERSIONS).contains(init.protocolVersion());
+            assertThat(DemoHandler.SUPPORTED_PROTOCOL_VERSIONS).contains(init.protocolVersion());
             assertThat(init.serverInfo().name()).isEqualTo("mcp-chaos-demo");
             assertThat(init.serverInfo().version()).isEqualTo(DemoServer.version());
             assertThat(init.instructions()).contains("mcp-chaos built-in demo server");

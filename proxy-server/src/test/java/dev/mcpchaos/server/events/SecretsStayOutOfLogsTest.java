@@ -11,6 +11,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
@@ -69,7 +70,7 @@ class SecretsStayOutOfLogsTest {
         // The traffic log at INFO, and everything the proxy's own classes and fault log say at
         // any level, captured instead of printed.
         Captured logs = Captured.of("traffic", Level.INFO, "faults", Level.INFO, "dev.mcpchaos", Level.TRACE);
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(upstream.endpoint())
                      .rules(RuleSet.parse(RULES, "rules.yaml"))
                      .seed(5)
@@ -77,7 +78,7 @@ class SecretsStayOutOfLogsTest {
                      .events(events, false)
                      .faultListener(injected::add)
                      .start()) {
-            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH);
+            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH);
 
             HttpResponse<String> init = post(mcp, null, S + "\"id\":1,\"method\":\"initialize\",\"params\":{"
                     + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"

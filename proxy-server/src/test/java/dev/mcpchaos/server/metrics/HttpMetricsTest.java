@@ -4,6 +4,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -38,13 +39,13 @@ class HttpMetricsTest {
 
     @Test
     void scrapedCountsAreExactAfterAKnownExchangeAndRules() throws Exception {
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(upstream.endpoint())
                      .rules(RuleSet.parse(RULES, "rules.yaml"))
                      .seed(1)
                      .control(new InetSocketAddress("127.0.0.1", 0))
                      .start()) {
-            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH);
+            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH);
             InetSocketAddress control = proxy.controlAddress();
             assertThat(Scrape.metrics(control).value("mcp_chaos_sessions_active{transport=\"http\"}")).isEqualTo(0.0);
 

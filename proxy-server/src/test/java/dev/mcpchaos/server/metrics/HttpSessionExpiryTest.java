@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -45,13 +46,13 @@ class HttpSessionExpiryTest {
 
     @Test
     void evictedSessionsAreCountedLoggedAndStillServedAsSessionsNeverSeen() throws Exception {
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(upstream.endpoint())
                      .maxSessions(4)
                      .events(events, false)
                      .control(new InetSocketAddress("127.0.0.1", 0))
                      .start()) {
-            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH);
+            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH);
             List<String> sessions = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 sessions.add(initialize(mcp));
@@ -77,13 +78,13 @@ class HttpSessionExpiryTest {
 
     @Test
     void idleSessionsAreForgottenCountedAndLoggedAndTheCountShowsIt() throws Exception {
-        try (DemoHttpServer upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
+        try (McpHttpHost upstream = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(upstream.endpoint())
                      .sessionIdleTimeout(Duration.ofMillis(300))
                      .events(events, false)
                      .control(new InetSocketAddress("127.0.0.1", 0))
                      .start()) {
-            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH);
+            URI mcp = URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH);
             String first = initialize(mcp);
             String second = initialize(mcp);
             await().atMost(Duration.ofSeconds(10)).until(() -> proxy.sessionCount() == 0);

@@ -5,6 +5,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -41,7 +42,7 @@ class HttpFaultsSdkEndToEndTest {
 
     private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
 
-    private DemoHttpServer upstream;
+    private McpHttpHost upstream;
     private HttpProxyBuilder.RunningHttp proxy;
     private McpSyncClient client;
     private final List<FaultEvent> faults = new CopyOnWriteArrayList<>();
@@ -78,7 +79,7 @@ class HttpFaultsSdkEndToEndTest {
                 .start();
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
                 .builder("http://127.0.0.1:" + proxy.address().getPort())
-                .endpoint(DemoHttpServer.PATH)
+                .endpoint(McpHttpHost.PATH)
                 .build();
         client = McpClient.sync(transport)
                 .requestTimeout(CLIENT_TIMEOUT)

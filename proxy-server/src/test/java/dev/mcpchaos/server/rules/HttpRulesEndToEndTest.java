@@ -7,6 +7,7 @@ import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class HttpRulesEndToEndTest {
     private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
             + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
 
-    private DemoHttpServer upstream;
+    private McpHttpHost upstream;
     private HttpProxyBuilder.RunningHttp proxy;
     private final List<FaultEvent> faults = new CopyOnWriteArrayList<>();
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -65,7 +66,7 @@ class HttpRulesEndToEndTest {
     }
 
     private HttpResponse<String> post(String body, String... headers) throws Exception {
-        URI uri = URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH);
+        URI uri = URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                 .timeout(Duration.ofSeconds(20))
                 .header("Content-Type", "application/json")

@@ -5,6 +5,7 @@ import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.host.McpHttpHost;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class HttpSseAnswerFaultsTest {
     private static final Pattern DATA = Pattern.compile("(?m)^data: ?(.*)$");
     private static final Pattern ID = Pattern.compile("(?m)^id: ?(.*)$");
 
-    private DemoHttpServer upstream;
+    private McpHttpHost upstream;
     private HttpProxyBuilder.RunningHttp proxy;
     private final List<FaultEvent> faults = new CopyOnWriteArrayList<>();
     private final ByteArrayOutputStream events = new ByteArrayOutputStream();
@@ -81,7 +82,7 @@ class HttpSseAnswerFaultsTest {
 
     private <T> HttpResponse<T> post(String body, HttpResponse.BodyHandler<T> handler) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + proxy.address().getPort() + DemoHttpServer.PATH))
+                        URI.create("http://127.0.0.1:" + proxy.address().getPort() + McpHttpHost.PATH))
                 .timeout(Duration.ofSeconds(20))
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
@@ -303,7 +304,7 @@ class HttpSseAnswerFaultsTest {
         // A raw socket: the JDK's client may keep a connection whose body it was told to close.
         try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
             byte[] body = slowCall(9, 20).getBytes(StandardCharsets.UTF_8);
-            socket.getOutputStream().write(("POST " + DemoHttpServer.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            socket.getOutputStream().write(("POST " + McpHttpHost.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
                     + "Mcp-Session-Id: " + session + "\r\nContent-Length: " + body.length + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));

@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import static java.util.Objects.requireNonNull;
 
@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * serving an HTTP response runs {@link Connection#serve} and is the only one writing to that
  * response.
  */
-final class DemoSseStream {
+final class SseStream {
 
     static final int MAX_RETAINED_EVENTS = 1000;
 
@@ -60,7 +60,7 @@ final class DemoSseStream {
     private boolean complete; // guarded by this: nothing more will be appended
     private Connection connection; // guarded by this: the one being written to, or null
 
-    DemoSseStream(int number) {
+    SseStream(int number) {
         this.number = number;
     }
 
@@ -93,7 +93,7 @@ final class DemoSseStream {
 
     /** Adds one message as the next event; ignored once the stream is complete. */
     void append(JsonNode message) {
-        byte[] data = DemoHandler.toBytes(message);
+        byte[] data = JsonRpc.toBytes(message);
         synchronized (this) {
             if (complete) {
                 return;
@@ -173,7 +173,7 @@ final class DemoSseStream {
                 while (true) {
                     List<byte[]> frames = new ArrayList<>();
                     boolean finished;
-                    synchronized (DemoSseStream.this) {
+                    synchronized (SseStream.this) {
                         long deadline = System.nanoTime() + keepAliveNanos;
                         while (connection == this && lastSequence <= cursor && !complete) {
                             long remaining = deadline - System.nanoTime();
@@ -181,7 +181,7 @@ final class DemoSseStream {
                                 break;
                             }
                             try {
-                                TimeUnit.NANOSECONDS.timedWait(DemoSseStream.this, remaining);
+                                TimeUnit.NANOSECONDS.timedWait(SseStream.this, remaining);
                             } catch (InterruptedException e) {
                                 // The server is stopping; end this response.
                                 Thread.currentThread().interrupt();
@@ -208,7 +208,7 @@ final class DemoSseStream {
                         }
                     }
                     body.flush();
-                    synchronized (DemoSseStream.this) {
+                    synchronized (SseStream.this) {
                         deliveredSequence = Math.max(deliveredSequence, cursor);
                     }
                     if (finished) {
@@ -222,7 +222,7 @@ final class DemoSseStream {
 
         /** Stops being the stream's connection, unless another one has taken over already. Idempotent. */
         void detach() {
-            synchronized (DemoSseStream.this) {
+            synchronized (SseStream.this) {
                 if (connection == this) {
                     connection = null;
                 }

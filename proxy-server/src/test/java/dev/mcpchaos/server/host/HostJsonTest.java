@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,13 +19,13 @@ import java.math.BigInteger;
 import java.util.Random;
 
 /**
- * {@link DemoJson} against the ObjectMapper it stands in for (the demo server's, with
+ * {@link HostJson} against the ObjectMapper it stands in for (the demo server's, with
  * FAIL_ON_TRAILING_TOKENS): every input read to the same tree, node type for node type, or refused
  * with the same words; every tree written to the same bytes.
  */
-class DemoJsonTest {
+class HostJsonTest {
 
-    private static final ObjectMapper MAPPER = DemoJson.mapper();
+    private static final ObjectMapper MAPPER = HostJson.mapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     @ParameterizedTest
@@ -56,7 +56,7 @@ class DemoJsonTest {
         Random random = new Random(34);
         for (int i = 0; i < 2000; i++) {
             JsonNode tree = randomValue(random, 4);
-            byte[] written = DemoJson.write(tree);
+            byte[] written = HostJson.write(tree);
             assertThat(new String(written, UTF_8)).as("tree %d", i)
                     .isEqualTo(new String(MAPPER.writeValueAsBytes(tree), UTF_8));
             assertSameRead(written);
@@ -75,7 +75,7 @@ class DemoJsonTest {
         message.set("result", NODES.objectNode().set("numbers", numbers));
         message.putNull("nothing");
         message.put("flag", false);
-        assertThat(new String(DemoJson.write(message), UTF_8)).isEqualTo(MAPPER.writeValueAsString(message));
+        assertThat(new String(HostJson.write(message), UTF_8)).isEqualTo(MAPPER.writeValueAsString(message));
     }
 
     @Test
@@ -83,12 +83,12 @@ class DemoJsonTest {
         ObjectNode message = NODES.objectNode().put("jsonrpc", "2.0");
         message.set("blob", NODES.binaryNode(new byte[] {1, 2, 3}));
         message.set("pojo", NODES.pojoNode(java.util.List.of("a", 1)));
-        assertThat(new String(DemoJson.write(message), UTF_8)).isEqualTo(MAPPER.writeValueAsString(message));
+        assertThat(new String(HostJson.write(message), UTF_8)).isEqualTo(MAPPER.writeValueAsString(message));
     }
 
     private static void assertSameRead(byte[] input) {
         Throwable expectedFailure = catchThrowable(() -> MAPPER.readTree(input));
-        Throwable actualFailure = catchThrowable(() -> DemoJson.read(input));
+        Throwable actualFailure = catchThrowable(() -> HostJson.read(input));
         String shown = new String(input, UTF_8);
         if (expectedFailure != null || actualFailure != null) {
             assertThat(actualFailure).as("refused: %s", shown).isInstanceOf(JsonProcessingException.class);
@@ -101,7 +101,7 @@ class DemoJsonTest {
         JsonNode actual;
         try {
             expected = MAPPER.readTree(input);
-            actual = DemoJson.read(input);
+            actual = HostJson.read(input);
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }

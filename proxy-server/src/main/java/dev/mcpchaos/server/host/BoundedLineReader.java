@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,12 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The demo server's line framing, fed at every fragment size so that a message split across reads
- * anywhere (even inside {@code \r\n}) frames the same way. Named {@code Demo*} so the module's
- * demo test filter picks it up.
+ * The stdio host's line framing, fed at every fragment size so that a message split across reads
+ * anywhere (even inside {@code \r\n}) frames the same way.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class DemoBoundedLineReaderTest {
+class BoundedLineReaderTest {
 
     private static final int LIMIT = 10;
 

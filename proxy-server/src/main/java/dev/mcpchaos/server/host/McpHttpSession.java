@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import static java.util.Objects.requireNonNull;
 
@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One MCP session of {@link DemoHttpServer}: its id, its {@link McpSessionHandler}, and its SSE streams.
+ * One MCP session of {@link McpHttpHost}: its id, its {@link McpSessionHandler}, and its SSE streams.
  *
  * <p>Stream 0 is the standalone stream that GET requests attach to; it carries the messages that
  * belong to no request and lives as long as the session. Streams 1, 2, ... are the SSE responses
@@ -19,19 +19,19 @@ import java.util.Map;
  * oldest complete ones are forgotten (a resumption of one of those attaches to the standalone
  * stream instead). Thread-safe.
  */
-final class DemoHttpSession {
+final class McpHttpSession {
 
     static final int MAX_RETAINED_POST_STREAMS = 16;
 
     private final String id;
     private final McpSessionHandler handler;
-    private final DemoSseStream standalone = new DemoSseStream(0);
-    private final Map<Long, DemoSseStream> postStreams = new LinkedHashMap<>(); // guarded by this
+    private final SseStream standalone = new SseStream(0);
+    private final Map<Long, SseStream> postStreams = new LinkedHashMap<>(); // guarded by this
     private long nextStreamNumber = 1; // guarded by this
     private volatile long lastActivityNanos = System.nanoTime();
     private volatile boolean ended;
 
-    DemoHttpSession(String id, McpSessionHandler.Factory handlers) {
+    McpHttpSession(String id, McpSessionHandler.Factory handlers) {
         this.id = requireNonNull(id, "id");
         this.handler = handlers.open(id, standalone::append);
     }
@@ -45,19 +45,19 @@ final class DemoHttpSession {
     }
 
     /** The standalone stream: where GETs attach and where messages that belong to no request go. */
-    DemoSseStream standalone() {
+    SseStream standalone() {
         return standalone;
     }
 
     /** Opens the stream for the SSE response to one POST. */
-    synchronized DemoSseStream newPostStream() {
-        DemoSseStream stream = new DemoSseStream((int) nextStreamNumber);
+    synchronized SseStream newPostStream() {
+        SseStream stream = new SseStream((int) nextStreamNumber);
         postStreams.put(nextStreamNumber++, stream);
         // Forget the oldest finished streams first; a running one is never dropped, or its
         // remaining events could not be resumed.
-        Iterator<DemoSseStream> oldestFirst = postStreams.values().iterator();
+        Iterator<SseStream> oldestFirst = postStreams.values().iterator();
         while (postStreams.size() > MAX_RETAINED_POST_STREAMS && oldestFirst.hasNext()) {
-            DemoSseStream candidate = oldestFirst.next();
+            SseStream candidate = oldestFirst.next();
             if (candidate.isComplete() && !candidate.isAttached()) {
                 oldestFirst.remove();
             }
@@ -66,7 +66,7 @@ final class DemoHttpSession {
     }
 
     /** The stream with that number (0 is the standalone stream), or {@code null} if unknown or forgotten. */
-    synchronized DemoSseStream stream(long number) {
+    synchronized SseStream stream(long number) {
         return number == 0 ? standalone : postStreams.get(number);
     }
 
@@ -81,7 +81,7 @@ final class DemoHttpSession {
             return false;
         }
         synchronized (this) {
-            for (DemoSseStream stream : postStreams.values()) {
+            for (SseStream stream : postStreams.values()) {
                 if (stream.isAttached() || !stream.isComplete()) {
                     return false;
                 }
@@ -100,11 +100,11 @@ final class DemoHttpSession {
      */
     void end() {
         ended = true;
-        List<DemoSseStream> streams;
+        List<SseStream> streams;
         synchronized (this) {
             streams = new ArrayList<>(postStreams.values());
         }
         standalone.complete();
-        streams.forEach(DemoSseStream::complete);
+        streams.forEach(SseStream::complete);
     }
 }

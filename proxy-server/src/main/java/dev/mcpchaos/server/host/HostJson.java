@@ -1,4 +1,4 @@
-package dev.mcpchaos.server.demo;
+package dev.mcpchaos.server.host;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -23,29 +23,31 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
- * The demo server's JSON: messages read into jackson-databind trees and trees written as compact
+ * The hosts' JSON: messages read into jackson-databind trees and trees written as compact
  * UTF-8, by jackson-core's streaming parser and generator, without an {@link ObjectMapper}. A
  * mapper's first use initializes its date formats, time zone and locale data, 40-80 ms of a cold
  * start: the largest part of a spawned demo server's time to its first answer (issue #34).
+ * {@link JsonRpc} is its face to the handlers.
  *
  * <p>Read and written exactly as {@link #MAPPER} reads and writes them, which
- * {@code DemoJsonTest} checks input by input: the same node types (an integer as an int, a long
+ * {@code HostJsonTest} checks input by input: the same node types (an integer as an int, a long
  * or a big integer node by its size; a fraction as a double), a repeated member's last value in
  * its first place, the same parse errors (the parser's own; a second value after the first is
  * refused with databind's words for {@link DeserializationFeature#FAIL_ON_TRAILING_TOKENS}), no
  * content as a {@link MissingNode}; the same bytes out. A node this writer does not know (binary,
- * a POJO) is written by {@link #MAPPER}.
+ * a POJO) is written by {@link #MAPPER}. (The cassettes' reader, {@code internal.JsonTrees}, is
+ * stricter on purpose: it refuses a repeated member and keeps decimals exact.)
  */
-final class DemoJson {
+final class HostJson {
 
     /** Jackson's default cap (20 M chars per string) is below what MAX_MESSAGE_BYTES allows. */
     static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(DemoHandler.MAX_MESSAGE_BYTES).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(JsonRpc.MAX_MESSAGE_BYTES).build())
             .build();
 
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    private DemoJson() {
+    private HostJson() {
     }
 
     /** The mapper this class stands in for, made on first use only (see the class comment). */

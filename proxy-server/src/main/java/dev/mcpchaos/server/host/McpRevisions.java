@@ -1,0 +1,32 @@
+package dev.mcpchaos.server.host;
+
+import java.util.List;
+
+/** The MCP protocol revisions the hosts know, by name (revision names are dates). */
+public final class McpRevisions {
+
+    /** The latest revision with sessions; what {@code initialize} is answered with by default. */
+    public static final String LATEST = "2025-11-25";
+
+    /** The revisions a session may speak, oldest first. */
+    public static final List<String> WITH_SESSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", LATEST);
+
+    /** The first revision without sessions: its requests carry no {@code Mcp-Session-Id}. */
+    public static final String FIRST_SESSIONLESS = "2026-07-28";
+
+    private McpRevisions() {
+    }
+
+    /**
+     * Whether {@code protocolVersion} (an {@code MCP-Protocol-Version} header, null when absent)
+     * names a sessionless revision: {@value #FIRST_SESSIONLESS} or later (revision names are
+     * dates, so they order as strings).
+     */
+    public static boolean isSessionless(String protocolVersion) {
+        if (protocolVersion == null) {
+            return false;
+        }
+        String version = protocolVersion.trim();
+        return version.matches("\\d{4}-\\d{2}-\\d{2}") && version.compareTo(FIRST_SESSIONLESS) >= 0;
+    }
+}
