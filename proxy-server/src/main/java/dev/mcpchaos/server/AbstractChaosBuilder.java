@@ -11,17 +11,18 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
- * What both proxy builders share: the {@link ChaosBuilder} settings, kept in one
- * {@link InterceptorSetup} that the transport's builder applies when it starts. Only the builders
- * of this package extend it.
+ * What both proxy builders share: the {@link ChaosBuilder} settings, checked here and kept in one
+ * {@link ChaosSettings}, from which the transport's builder starts a {@link ChaosRuntime}. Only
+ * the builders of this package extend it.
  *
  * @param <B> the builder itself, so calls chain
  */
 public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> implements ChaosBuilder<B> {
 
-    final InterceptorSetup interceptors = new InterceptorSetup();
+    final ChaosSettings settings = new ChaosSettings();
 
     AbstractChaosBuilder() {
     }
@@ -34,14 +35,14 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
     /** Logs every message on stderr with up to {@code maxChars} of it (0: none); -1 turns it off. */
     @Override
     public B logTraffic(int maxChars) {
-        interceptors.logTraffic(maxChars);
+        settings.trafficChars = maxChars;
         return self();
     }
 
     /** Adds an interceptor after the built-in ones. */
     @Override
     public B interceptor(FrameInterceptor interceptor) {
-        interceptors.interceptor(interceptor);
+        settings.extra.add(Objects.requireNonNull(interceptor, "interceptor"));
         return self();
     }
 
@@ -54,35 +55,37 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B rules(Path file) {
-        interceptors.rules(file);
+        settings.rules = RuleSet.load(file);
+        settings.rulesFile = file;
         return self();
     }
 
     /** Applies these chaos rules. */
     @Override
     public B rules(RuleSet rules) {
-        interceptors.rules(rules);
+        settings.rules = Objects.requireNonNull(rules, "rules");
+        settings.rulesFile = null;
         return self();
     }
 
     /** The seed of every random choice the rules make; overrides the rule file's. Default: generated and logged. */
     @Override
     public B seed(long seed) {
-        interceptors.seed(seed);
+        settings.seed = seed;
         return self();
     }
 
     /** Told about every fault the rules inject, on the session's executor: do not block. */
     @Override
     public B faultListener(FaultListener listener) {
-        interceptors.faultListener(listener);
+        settings.faultListeners.add(Objects.requireNonNull(listener, "listener"));
         return self();
     }
 
     /** Publishes the proxy's meters (see {@code docs/metrics.md}) to this registry; default: none. */
     @Override
     public B metrics(MeterRegistry registry) {
-        interceptors.metrics(registry);
+        settings.registry = Objects.requireNonNull(registry, "registry");
         return self();
     }
 
@@ -95,7 +98,8 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B events(OutputStream out, boolean closeOut) {
-        interceptors.events(out, closeOut);
+        settings.eventsOut = Objects.requireNonNull(out, "out");
+        settings.closeEventsOut = closeOut;
         return self();
     }
 
@@ -107,7 +111,7 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B control(InetSocketAddress address) {
-        interceptors.control(address);
+        settings.control = Objects.requireNonNull(address, "address");
         return self();
     }
 
@@ -120,29 +124,29 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B operations(InetSocketAddress address) {
-        interceptors.operations(address);
+        settings.operations = Objects.requireNonNull(address, "address");
         return self();
     }
 
     /** The seed, and where it came from for {@code /status}'s {@code seed_source} (such as {@code env:POD_NAME}). */
     @Override
     public B seed(long seed, String source) {
-        interceptors.seed(seed);
-        interceptors.seedSource(source);
+        settings.seed = seed;
+        settings.seedSource = Objects.requireNonNull(source, "source");
         return self();
     }
 
     /** Whether to reload the {@link #rules(Path) rule file} when it changes; default true. */
     @Override
     public B watchRules(boolean watch) {
-        interceptors.watchRules(watch);
+        settings.watchRules = watch;
         return self();
     }
 
     /** The bearer token the control API asks of every request but {@code GET|HEAD /health}; default: none. */
     @Override
     public B controlToken(String token) {
-        interceptors.controlToken(token);
+        settings.controlToken = ChaosSettings.requireToken(token);
         return self();
     }
 
@@ -152,7 +156,7 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B controlHeadTimeout(Duration timeout) {
-        interceptors.controlHeadTimeout(timeout);
+        settings.controlHeadTimeout = ChaosSettings.requirePositive(timeout, "control head timeout");
         return self();
     }
 
@@ -162,7 +166,7 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B controlBodyTimeout(Duration timeout) {
-        interceptors.controlBodyTimeout(timeout);
+        settings.controlBodyTimeout = ChaosSettings.requirePositive(timeout, "control body timeout");
         return self();
     }
 
@@ -175,27 +179,27 @@ public abstract class AbstractChaosBuilder<B extends AbstractChaosBuilder<B>> im
      */
     @Override
     public B journal(int capacity) {
-        interceptors.journal(capacity);
+        settings.journalCapacity = ChaosSettings.requireJournalCapacity(capacity);
         return self();
     }
 
     /** Whether journal entries keep each message's JSON text; default false (no content). */
     public B journalContent(boolean keep) {
-        interceptors.journalContent(keep);
+        settings.journalContent = keep;
         return self();
     }
 
     /** Records as {@code recording} says; see {@link ChaosBuilder#record(Recording)}. */
     @Override
     public B record(Recording recording) {
-        interceptors.record(recording);
+        settings.recording = Objects.requireNonNull(recording, "recording");
         return self();
     }
 
     /** Checks the traffic; see {@link ChaosBuilder#check(Referee)}. */
     @Override
     public B check(dev.mcpchaos.server.check.Referee referee) {
-        interceptors.check(referee);
+        settings.referee = Objects.requireNonNull(referee, "referee");
         return self();
     }
 }

@@ -4,7 +4,6 @@ import dev.mcpchaos.core.transport.IoTransport;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
 import dev.mcpchaos.rules.RuleEngine;
-import dev.mcpchaos.rules.journal.Journal;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -190,109 +189,72 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      *         says which, its cause is the original exception
      */
     public RunningHttp start() {
-        try {
-            return startProxy();
-        } catch (RuntimeException e) {
-            closeOwned();
-            throw e;
-        }
-    }
-
-    private void closeOwned() {
-        if (owned != null) {
+        ChaosRuntime runtime = ChaosRuntime.start(settings, TransportKind.HTTP, owned);
+        HttpProxy proxy = runtime.startTransport((chain, observer) -> {
+            chain.forEach(delegate::interceptor);
             try {
-                owned.close();
-            } catch (Exception e) {
-                org.slf4j.LoggerFactory.getLogger(HttpProxyBuilder.class).debug("closing the upstream: {}", e.toString());
+                return delegate.observer(observer).start();
+            } catch (IOException e) {
+                throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
             }
-        }
+        });
+        UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
+        runtime.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
+                : upstreamCheck != null ? upstreamCheck.problem() : null);
+        String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
+        return new Running(runtime, proxy, upstreamCheck, mcpPath);
     }
 
-    private RunningHttp startProxy() {
-        interceptors.buildOrRefuse(TransportKind.HTTP).forEach(delegate::interceptor);
-        delegate.observer(interceptors.observer(TransportKind.HTTP));
-        interceptors.startServicesOrRefuse(TransportKind.HTTP);
-        HttpProxy proxy;
-        try {
-            proxy = delegate.start();
-        } catch (IOException e) {
-            interceptors.close();
-            throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
-        } catch (RuntimeException e) {
-            interceptors.close();
-            throw e;
-        }
-        RuleEngine engine = interceptors.engine();
-        String mcpPath = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
-        Journal journal = interceptors.journal();
-        HttpDrain drain = new HttpDrain(proxy, interceptors.registry(), interceptors.events());
-        UpstreamCheck upstreamCheck = readyRequiresUpstream ? new UpstreamCheck(upstream) : null;
-        interceptors.readiness(() -> proxy.draining() ? "draining: the proxy is shutting down"
-                : upstreamCheck != null ? upstreamCheck.problem() : null);
-        return new RunningHttp() {
-            @Override
-            public URI mcpUrl() {
-                return ProxyUrls.on(proxy.address(), mcpPath);
-            }
+    /** The handle {@link #start()} returns. */
+    private static final class Running extends RunningBase implements RunningHttp {
+        private final HttpProxy proxy;
+        private final String mcpPath;
+        private final HttpDrain drain;
 
-            @Override
-            public URI uri(String path) {
-                return ProxyUrls.on(proxy.address(), path);
-            }
-
-            @Override
-            public Journal journal() {
-                return journal != null ? journal : RunningHttp.super.journal();
-            }
-
-            @Override
-            public InetSocketAddress address() {
-                return proxy.address();
-            }
-
-            @Override
-            public int sessionCount() {
-                return proxy.sessionCount();
-            }
-
-            @Override
-            public RuleEngine rules() {
-                return engine;
-            }
-
-            @Override
-            public InetSocketAddress controlAddress() {
-                return interceptors.controlAddress();
-            }
-
-            @Override
-            public InetSocketAddress operationsAddress() {
-                return interceptors.operationsAddress();
-            }
-
-            @Override
-            public boolean draining() {
-                return proxy.draining();
-            }
-
-            @Override
-            public HttpProxy.DrainReport drain(Duration timeout) {
-                return drain.run(timeout);
-            }
-
-            @Override
-            public void close() {
+        Running(ChaosRuntime runtime, HttpProxy proxy, UpstreamCheck upstreamCheck, String mcpPath) {
+            super(runtime, () -> {
                 try {
                     if (upstreamCheck != null) {
                         upstreamCheck.close();
                     }
-                    proxy.close();
                 } finally {
-                    interceptors.close();
-                    closeOwned();
+                    proxy.close();
                 }
-            }
-        };
+            });
+            this.proxy = proxy;
+            this.mcpPath = mcpPath;
+            this.drain = new HttpDrain(proxy, runtime.registry(), runtime.events());
+        }
+
+        @Override
+        public URI mcpUrl() {
+            return ProxyUrls.on(proxy.address(), mcpPath);
+        }
+
+        @Override
+        public URI uri(String path) {
+            return ProxyUrls.on(proxy.address(), path);
+        }
+
+        @Override
+        public InetSocketAddress address() {
+            return proxy.address();
+        }
+
+        @Override
+        public int sessionCount() {
+            return proxy.sessionCount();
+        }
+
+        @Override
+        public boolean draining() {
+            return proxy.draining();
+        }
+
+        @Override
+        public HttpProxy.DrainReport drain(Duration timeout) {
+            return drain.run(timeout);
+        }
     }
 
     /** A running HTTP proxy. */

@@ -5,7 +5,6 @@ import dev.mcpchaos.core.transport.stdio.ServerStartException;
 import dev.mcpchaos.core.transport.stdio.StdioProxy;
 import dev.mcpchaos.core.transport.stdio.StdioServer;
 import dev.mcpchaos.rules.RuleEngine;
-import dev.mcpchaos.rules.journal.Journal;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -153,7 +152,7 @@ public final class McpChaosProxy {
          */
         public StdioBuilder environment(Map<String, String> variables) {
             delegate.environment(variables);
-            interceptors.serverVariables(variables); // what the server sees is what a recording must redact
+            settings.serverVariables.putAll(variables); // what the server sees is what a recording must redact
             return this;
         }
 
@@ -212,62 +211,37 @@ public final class McpChaosProxy {
          *         message says which, its cause is the original exception
          */
         public Running start() {
-            interceptors.buildOrRefuse(TransportKind.STDIO).forEach(delegate::interceptor);
-            delegate.observer(interceptors.observer(TransportKind.STDIO));
-            interceptors.startServicesOrRefuse(TransportKind.STDIO);
-            StdioProxy proxy;
-            try {
-                proxy = delegate.start();
-            } catch (ServerStartException e) {
-                interceptors.close();
-                throw new ProxyStartException(ProxyStartException.Reason.SERVER_COMMAND, e.getMessage(), e);
-            } catch (RuntimeException e) {
-                interceptors.close();
-                throw e;
-            }
-            RuleEngine engine = interceptors.engine();
-            Journal journal = interceptors.journal();
-            interceptors.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
-            return new Running() {
-                @Override
-                public Journal journal() {
-                    return journal != null ? journal : Running.super.journal();
+            ChaosRuntime runtime = ChaosRuntime.start(settings, TransportKind.STDIO, null);
+            StdioProxy proxy = runtime.startTransport((chain, observer) -> {
+                chain.forEach(delegate::interceptor);
+                try {
+                    return delegate.observer(observer).start();
+                } catch (ServerStartException e) {
+                    throw new ProxyStartException(ProxyStartException.Reason.SERVER_COMMAND, e.getMessage(), e);
                 }
+            });
+            runtime.readiness(() -> proxy.exitCode().isDone() ? "the server exited" : null);
+            return new RunningStdio(runtime, proxy);
+        }
+    }
 
-                @Override
-                public CompletableFuture<Integer> exitCode() {
-                    return proxy.exitCode();
-                }
+    /** The handle {@link StdioBuilder#start()} returns. */
+    private static final class RunningStdio extends RunningBase implements Running {
+        private final StdioProxy proxy;
 
-                @Override
-                public void signal(String name) {
-                    proxy.signal(name);
-                }
+        RunningStdio(ChaosRuntime runtime, StdioProxy proxy) {
+            super(runtime, proxy::close);
+            this.proxy = proxy;
+        }
 
-                @Override
-                public RuleEngine rules() {
-                    return engine;
-                }
+        @Override
+        public CompletableFuture<Integer> exitCode() {
+            return proxy.exitCode();
+        }
 
-                @Override
-                public InetSocketAddress controlAddress() {
-                    return interceptors.controlAddress();
-                }
-
-                @Override
-                public InetSocketAddress operationsAddress() {
-                    return interceptors.operationsAddress();
-                }
-
-                @Override
-                public void close() {
-                    try {
-                        proxy.close();
-                    } finally {
-                        interceptors.close();
-                    }
-                }
-            };
+        @Override
+        public void signal(String name) {
+            proxy.signal(name);
         }
     }
 }
