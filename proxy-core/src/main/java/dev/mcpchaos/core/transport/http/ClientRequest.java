@@ -158,7 +158,7 @@ final class ClientRequest {
 
     /** Bytes a fault made that are no message: they lead the body; takes {@code frame}. */
     void addPrefix(Frame frame) {
-        prefix = Exchange.appendLine(alloc, prefix, frame);
+        prefix = HttpMessages.appendLine(alloc, prefix, frame);
     }
 
     /** {@code message} with what a fault put before it, if anything. */

@@ -1,6 +1,5 @@
 package dev.mcpchaos.core.transport.http;
 
-import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
@@ -10,24 +9,15 @@ import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpStatusClass;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.FastThreadLocal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +33,13 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>The response moves through {@link Phase}s, forward only: {@code AWAITING} its head,
  * {@code GATHERING} a JSON body before anything goes to the client, {@code STREAMING} once the
- * head went, {@code DONE}. Which body the head announced decides the {@link ResponseBody}
- * strategy that handles it; the exchange keeps what is common to all: the phases, the request,
- * the upstream connection's fate, errors it answers itself, faults that end it, and the end of
- * the response, which travels through the chain behind the response's messages
- * ({@link InterceptorChain#endRoute}).
+ * head went, {@code DONE}. The upstream's side of the response is an {@link UpstreamResponse}: its
+ * head and what it says, how much of it arrived, whether the proxy took the answer over, and the
+ * {@link ResponseBody} strategy the head chose; the answers the proxy makes itself (its errors,
+ * what faults inject) are made by {@link ProxyAnswers}. Both are driven from here and call
+ * nothing back. The exchange keeps what is common to all: the phases, the request, the upstream
+ * connection's fate, when it answers itself, faults that end it, and the end of the response,
+ * which travels through the chain behind the response's messages ({@link InterceptorChain#endRoute}).
  *
  * <p>All state lives on the client connection's event loop. The chain's sinks, which run on the
  * chain's executor, hop here before touching it.
@@ -55,14 +47,6 @@ import java.util.concurrent.RejectedExecutionException;
 final class Exchange implements ExchangeContext, ResponseOutput {
 
     private static final Logger log = LoggerFactory.getLogger(Exchange.class);
-
-    /** One sniffer per event loop for whole bodies: it keeps caches worth keeping, and costs to make. */
-    private static final FastThreadLocal<EnvelopeSniffer> SNIFFERS = new FastThreadLocal<>() {
-        @Override
-        protected EnvelopeSniffer initialValue() {
-            return new EnvelopeSniffer();
-        }
-    };
 
     /**
      * Why the exchange ended ({@link #finish}): what the front end is told. The response is
@@ -114,44 +98,29 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     private Object requestId;
 
     // ---- the response
+    /** The upstream's side of the response: its head, how much arrived, its body, whether the proxy took over. */
+    private final UpstreamResponse response;
+    /** The answers the proxy makes itself. */
+    private final ProxyAnswers answers;
     private Phase phase = Phase.AWAITING;
     /**
      * Whether the response head went (or the exchange is over): {@code phase} past GATHERING,
      * published for the faults' decisions, which are taken on the chain's executor and must
      * answer at once ({@link #respondWith}, {@link #overrideContentType}). The only state read
-     * off the loop besides what {@link dev.mcpchaos.core.frame.HeaderSource} shows.
+     * off the loop besides {@link UpstreamResponse#oneMessageBody} and what
+     * {@link dev.mcpchaos.core.frame.HeaderSource} shows.
      */
     private volatile boolean headLeft;
-    /** Whether the body carries one message ({@link ResponseBody#carriesOneMessage}), published as {@code headLeft} is. */
-    private volatile boolean oneMessageBody;
-    /** Volatile: the recorder reads it ({@link #responseStatus}) on the chain's executor. */
-    private volatile HttpResponse responseHead;
-    /** The response head as it came, read once; null once its hop-by-hop headers are gone (see {@link #copyHead}). */
-    private HeadFacts responseFacts;
     /** The status of the head written to the client, 0 before; volatile: the referee reads it off the loop. */
     private volatile int answeredStatus;
-    /** Handles the body once the head came; null before. */
-    private ResponseBody body;
     /** What a JSON answer being gathered holds of the proxy's {@link BufferBudget}, until the exchange ends. */
     private long responseReserved;
-    /** Whether the upstream's connection stays open after its response, as the response said. */
-    private boolean upstreamKeepAlive = true;
-    /** The upstream's response has all arrived (its last content); what remains is passing the chain. */
-    private boolean responseReceived;
-    /**
-     * The proxy answers (or ends) this exchange itself: whatever else the upstream sends for it
-     * is thrown away, and its connection is not reused.
-     */
-    private boolean answeredHere;
     /** A fault's answer, reserved and waiting for the chain's turn to end (see {@link #answerAfterThisTurn}). */
     private Runnable pendingAnswer;
     /** A flush of the client connection is queued on its event loop (see {@link #flushSoon}). */
     private boolean flushPending;
-    private String contentTypeOverride;
     /** A fault (blackhole) keeps this response from ending: the client waits until it gives up. */
     private boolean stalled;
-    /** A fault closed the upstream connection after the whole JSON answer had come. */
-    private boolean upstreamCutByFault;
     /** How the exchange ended; null while it has not (the response is DONE once it is not null). */
     private Ending ending;
     Exchange(FrontendHandler frontend, Channel downstream, HttpRequest head, HttpProxyConfig config,
@@ -168,6 +137,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         this.clientKeepAlive = request.facts.keepAlive(head);
         this.session = new ExchangeSession(sessions, head, sessionId, downstream);
         this.chain = session.chain;
+        this.response = new UpstreamResponse(head.method(), clientKeepAlive, config.maxJsonResponseBody);
+        this.answers = new ProxyAnswers(downstream.alloc(), head, sessionId, config);
     }
 
     /** Where the response stands. */
@@ -193,11 +164,6 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         request.moveTo(next);
     }
 
-    private void setBody(ResponseBody next) {
-        body = next;
-        oneMessageBody = next.carriesOneMessage();
-    }
-
     /** Whether the caller runs on the client connection's event loop, where all of this exchange's state lives. */
     private boolean inLoop() {
         return downstream.eventLoop().inEventLoop();
@@ -206,10 +172,6 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** Whether the client has had the start of a response (or the exchange is over). */
     private boolean begun() {
         return phase == Phase.STREAMING || phase == Phase.DONE;
-    }
-
-    static EnvelopeSniffer sniffer() {
-        return SNIFFERS.get();
     }
 
     /** A request header as the client sent it, even one the proxy removed or replaced upstream. */
@@ -240,14 +202,12 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     @Override
     public int responseStatus() {
-        HttpResponse response = responseHead;
-        return response != null ? response.status().code() : 0;
+        return response.status();
     }
 
     @Override
     public List<Map.Entry<String, String>> responseHeaders() {
-        HttpResponse response = responseHead;
-        return response != null ? response.headers().entries() : List.of();
+        return response.headers();
     }
 
     boolean requestComplete() {
@@ -259,7 +219,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * its request went whole, its response came whole, and the upstream said keep-alive.
      */
     boolean leftUpstreamIdle() {
-        return request.state() == ClientRequest.State.SENT && responseReceived && upstreamKeepAlive && !answeredHere;
+        return request.state() == ClientRequest.State.SENT && response.leftIdle();
     }
 
     boolean isDone() {
@@ -316,37 +276,24 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private void rejectBody(long size) {
-        config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.REQUEST_BODY,
-                Direction.CLIENT_TO_SERVER, size);
-        log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
-                config.maxRequestBody);
+        ProxyAnswers.ErrorAnswer error = answers.bodyTooLarge(size);
         request.releaseBody();
         moveTo(ClientRequest.State.RECEIVED);
-        respondWithError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null,
-                "mcp-chaos: request body over the limit of " + config.maxRequestBody + " bytes", false);
+        respondWithError(error, null);
     }
 
-    /**
-     * The bytes held for all clients are at their ceiling: a new body is refused before it is
-     * held, with a status a client retries (503, Retry-After), and the connection closed, since
-     * the rest of the body is not read.
-     */
+    /** The bytes held for all clients are at their ceiling: a new body is refused (see {@link ProxyAnswers#overBudget}). */
     private void rejectBuffered() {
-        BufferBudget buffers = frontend.buffers();
-        config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.BUFFERED,
-                Direction.CLIENT_TO_SERVER, buffers.held());
-        log.info("{} {}: the proxy holds {} bytes of bodies, its limit is {}: answered 503", head.method(), head.uri(),
-                buffers.held(), buffers.limit());
+        ProxyAnswers.ErrorAnswer error = answers.overBudget(frontend.buffers());
         request.releaseBody();
         moveTo(ClientRequest.State.RECEIVED);
-        respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, null, "mcp-chaos: the proxy holds as many bytes of "
-                + "bodies for its clients as it may (" + buffers.limit() + "); try again", false, "1");
+        respondWithError(error, null);
     }
 
     private void onRequestBody() {
         ByteBuf body = request.takeBody();
         if (session.expired()) {
-            Envelope envelope = SNIFFERS.get().sniff(body);
+            Envelope envelope = HttpMessages.sniffer().sniff(body);
             requestId = envelope.id();
             if (body.isReadable()) {
                 // Never forwarded, but the observers (journal, referee) see what the client still
@@ -373,7 +320,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             startResponseTimeout();
             return;
         }
-        Envelope envelope = SNIFFERS.get().sniff(body);
+        Envelope envelope = HttpMessages.sniffer().sniff(body);
         requestId = envelope.id();
         Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.CLIENT_TO_SERVER,
                 chain.session().nextSequence(Direction.CLIENT_TO_SERVER));
@@ -389,12 +336,12 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     @Override
     public void sendRequest(Frame frame) {
         onLoop(frame, () -> {
-            if (phase == Phase.DONE || answeredHere) {
+            if (phase == Phase.DONE || response.state().answeredHere) {
                 discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
                 return;
             }
-            if (!request.state().forwarded() && !frame.isOriginal() && !isMessage(frame)) {
+            if (!request.state().forwarded() && !frame.isOriginal() && !HttpMessages.isMessage(frame)) {
                 // Bytes a fault made that are no message (noise before the request, or the request
                 // corrupted): a POST body carries one message, so they lead it, or are the body
                 // when no message follows (the route's end, see requestEnded).
@@ -423,7 +370,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     /** The request's frame has left the chain (or was dropped): what a fault made of it that is no message goes alone. */
     private void requestEnded() {
-        if (!request.state().forwarded() && phase != Phase.DONE && !answeredHere) {
+        if (!request.state().forwarded() && phase != Phase.DONE && !response.state().answeredHere) {
             ByteBuf alone = request.takePrefix();
             if (alone != null) {
                 forwardBody(alone);
@@ -453,32 +400,21 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     void onResponseTimeout() {
         assert inLoop();
-        if (responseHead != null && !responseReceived && phase != Phase.DONE && body.keepsComing()) {
-            config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
-                    head.method() + " " + head.uri() + " (body)");
+        if (response.headCame() && !response.state().received && phase != Phase.DONE && response.body().keepsComing()) {
+            ProxyAnswers.ErrorAnswer error = answers.bodyStopped(begun());
             upstream.close();
-            answeredHere = true;
-            if (!begun()) {
-                log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504", head.method(),
-                        head.uri(), config.responseBodyTimeoutMillis);
-                respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
-                        + config.upstreamLabel + " stopped sending its response for "
-                        + config.responseBodyTimeoutMillis + " ms", true);
+            response.answerHere();
+            if (error != null) {
+                respondWithError(error, requestId);
             } else {
-                log.info("{} {}: the upstream's response body stopped coming for {} ms: closing the client's connection",
-                        head.method(), head.uri(), config.responseBodyTimeoutMillis);
                 cutClient();
             }
             return;
         }
-        if (responseHead == null && phase != Phase.DONE && pendingAnswer == null) {
-            config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
-                    head.method() + " " + head.uri());
-            log.info("{} {}: the upstream did not answer within {} ms: answered 504", head.method(), head.uri(),
-                    config.responseTimeoutMillis);
+        if (!response.headCame() && phase != Phase.DONE && pendingAnswer == null) {
+            ProxyAnswers.ErrorAnswer error = answers.upstreamSilent();
             upstream.close();
-            respondWithError(HttpResponseStatus.GATEWAY_TIMEOUT, requestId, "mcp-chaos: the upstream "
-                    + config.upstreamLabel + " did not answer within " + config.responseTimeoutMillis + " ms", true);
+            respondWithError(error, requestId);
         }
     }
 
@@ -487,7 +423,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** Something came from the upstream connection for this exchange; takes ownership. */
     void onUpstream(Object message) {
         assert inLoop();
-        if (phase == Phase.DONE || answeredHere) {
+        if (phase == Phase.DONE || response.state().answeredHere) {
             ReferenceCountUtil.release(message);
             return;
         }
@@ -501,58 +437,35 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             onResponseHead((HttpResponse) message);
         }
         if (message instanceof HttpContent) {
-            onResponseContent((HttpContent) message);
+            response.onContent((HttpContent) message, session);
         } else if (!(message instanceof HttpResponse)) {
             ReferenceCountUtil.release(message);
         }
     }
 
-    private void onResponseHead(HttpResponse response) {
-        if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+    private void onResponseHead(HttpResponse message) {
+        UpstreamResponse.Kind kind = response.onHead(message);
+        if (kind == UpstreamResponse.Kind.INFORMATIONAL) {
             return; // 100 Continue and friends: the final answer follows (their empty end is ignored)
         }
         timer.stop(this);
-        responseHead = response;
-        HeadFacts facts = HeadFacts.of(response.headers());
-        responseFacts = facts;
-        upstreamKeepAlive = facts.keepAlive(response);
-        session.onResponseHead(response, facts.sessionId);
-        boolean hasBody = !HttpMethod.HEAD.equals(head.method())
-                && response.status().code() != 204 && response.status().code() != 304;
-        long declaredLength = facts.length;
-        if (hasBody && response.status().code() == 200 && HttpMessages.isEventStream(facts.contentType)) {
-            setBody(new SseResponseBody(this));
-            HttpResponse out = copyHead(response);
-            out.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
-            HttpUtil.setTransferEncodingChunked(out, true);
-            writeHead(out);
-        } else if (hasBody && HttpMessages.isJson(facts.contentType) && declaredLength <= config.maxJsonResponseBody) {
-            moveTo(Phase.GATHERING);
-            setBody(new JsonResponseBody(this, declaredLength));
-        } else {
-            setBody(new RawResponseBody(this));
-            if (hasBody) {
-                awaitMoreBody();
+        session.onResponseHead(message, response.headSessionId());
+        switch (kind) {
+            case SSE -> {
+                response.use(new SseResponseBody(this));
+                writeHead(response.streamHead());
             }
-            HttpResponse out = copyHead(response);
-            if (hasBody && facts.contentLength == null) {
-                HttpUtil.setTransferEncodingChunked(out, true);
+            case JSON -> {
+                moveTo(Phase.GATHERING);
+                response.use(new JsonResponseBody(this, response.declaredLength()));
             }
-            writeHead(out);
-        }
-    }
-
-    private void onResponseContent(HttpContent content) {
-        if (body == null) {
-            // The end of an informational response (100 Continue): the final one is still to come.
-            content.release();
-            return;
-        }
-        responseReceived |= content instanceof LastHttpContent;
-        session.onResponseBytes(content.content());
-        ResponseBody next = body.onContent(content);
-        if (next != body) {
-            setBody(next);
+            default -> {
+                response.use(new RawResponseBody(this));
+                if (kind == UpstreamResponse.Kind.RAW) {
+                    awaitMoreBody();
+                }
+                writeHead(response.relayHead(kind == UpstreamResponse.Kind.RAW));
+            }
         }
     }
 
@@ -563,10 +476,10 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (phase == Phase.DONE) {
                 discard(frame, ending == Ending.CLIENT_GONE ? TransportObserver.DiscardReason.CLIENT_GONE
                         : TransportObserver.DiscardReason.RESPONSE_ENDED);
-            } else if (body == null) {
+            } else if (response.body() == null) {
                 answerFromFault(frame);
             } else {
-                body.deliver(frame);
+                response.body().deliver(frame);
             }
         });
     }
@@ -576,44 +489,13 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * upstream never saw the request, or its late answer is thrown away with its connection.
      */
     private void answerFromFault(Frame frame) {
-        answeredHere = true;
+        response.answerHere();
         if (request.state().forwarded()) {
             upstream.close();
         }
         ByteBuf answer = frame.content().retainedSlice();
         frame.release();
-        FullHttpResponse full = new DefaultFullHttpResponse(head.protocolVersion(), HttpResponseStatus.OK, answer);
-        full.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.readableBytes());
-        if (sessionId != null) {
-            full.headers().set(HttpMessages.MCP_SESSION_ID, sessionId);
-        }
-        writeWhole(full);
-    }
-
-    /** Adds a frame's content to {@code lines} (one line each, newline-separated); takes the frame. */
-    static CompositeByteBuf appendLine(ByteBufAllocator alloc, CompositeByteBuf lines, Frame frame) {
-        if (lines == null) {
-            lines = alloc.compositeBuffer();
-        } else {
-            lines.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
-        }
-        lines.addComponent(true, frame.content().retainedSlice());
-        frame.release();
-        return lines;
-    }
-
-    static boolean isMessage(Frame frame) {
-        switch (frame.envelope().kind()) {
-            case REQUEST:
-            case NOTIFICATION:
-            case RESPONSE:
-            case ERROR:
-            case BATCH:
-                return true;
-            default:
-                return false;
-        }
+        writeWhole(answers.fromFault(answer));
     }
 
     // ---- ResponseOutput: what the body strategies do to the exchange ------------------------------------
@@ -640,7 +522,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     @Override
     public HttpResponse clientHead() {
-        return copyHead(responseHead);
+        return response.clientHead();
     }
 
     /**
@@ -691,8 +573,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private void flushNow() {
-        if (body != null && phase != Phase.DONE) {
-            body.writeQueued();
+        if (response.body() != null && phase != Phase.DONE) {
+            response.body().writeQueued();
         }
         downstream.flush();
     }
@@ -711,7 +593,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             last.release();
             return;
         }
-        body.writeQueued();
+        response.body().writeQueued();
         if (stalled) {
             // What came went out; the end does not, so the client waits as on a silent server.
             last.release();
@@ -770,7 +652,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     public void endAfterHeld() {
         afterHeld(() -> {
             if (phase != Phase.DONE) {
-                body.onRouteEnd();
+                response.body().onRouteEnd();
             }
         });
     }
@@ -789,14 +671,13 @@ final class Exchange implements ExchangeContext, ResponseOutput {
 
     @Override
     public boolean upstreamCutByFault() {
-        return upstreamCutByFault;
+        return response.state().cutByFault;
     }
 
     @Override
     public void answerUpstreamCut() {
-        answeredHere = true;
-        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
-                + config.upstreamLabel + " closed the connection before answering (injected)", true);
+        response.answerHere();
+        respondWithError(answers.upstreamCutByFault(false), requestId);
     }
 
     // ---- how the exchange ends otherwise: faults, failures, the client --------------------------------
@@ -810,31 +691,25 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** The upstream connection closed while this exchange was waiting on it. */
     void onUpstreamClosed() {
         assert inLoop();
-        if (phase == Phase.DONE || answeredHere || !request.state().forwarded() || responseReceived) {
+        if (phase == Phase.DONE || response.state().answeredHere || !request.state().forwarded()
+                || response.state().received) {
             // A response that had all arrived (one delimited by the connection's end, or followed
             // by the close its Connection: close announced) is still on its way through the chain.
             return;
         }
-        boolean begun = begun();
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.CLOSED,
-                head.method() + " " + head.uri() + (begun ? " (mid-response)" : ""));
-        if (!begun) {
-            log.info("{} {}: the upstream closed the connection before answering: answered 502", head.method(),
-                    head.uri());
-            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
-                    + config.upstreamLabel + " closed the connection before answering", true);
+        ProxyAnswers.ErrorAnswer error = answers.upstreamClosed(begun());
+        if (error != null) {
+            respondWithError(error, requestId);
         } else {
             // Mid-response: the client must see the stream end abruptly, as it did upstream, but
             // only after the SSE events that had all arrived before the close have passed the chain.
-            log.info("{} {}: the upstream closed the connection mid-response; closing the client's", head.method(),
-                    head.uri());
             cutAfterHeld();
         }
     }
 
     /** Cuts the client after the events that came whole have passed the chain (an SSE body), or now. */
     private void cutAfterHeld() {
-        if (body != null && body.streamsMessages()) {
+        if (response.body() != null && response.body().streamsMessages()) {
             afterHeld(this::cutClient);
         } else {
             cutClient();
@@ -844,8 +719,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     /** Closes the client's connection without a proper end, after what was queued for it. */
     private void cutClient() {
         if (phase != Phase.DONE) {
-            if (body != null) {
-                body.writeQueued(); // what arrived before the break still goes out
+            if (response.body() != null) {
+                response.body().writeQueued(); // what arrived before the break still goes out
             }
             finish(Ending.CUT, false);
         }
@@ -861,19 +736,12 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (phase == Phase.DONE) {
             return;
         }
-        String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.INVALID_RESPONSE,
-                head.method() + " " + head.uri() + ": " + reason);
+        ProxyAnswers.ErrorAnswer error = answers.invalid(cause, begun());
         upstream.close(); // a decoder that failed reads nothing more of this connection
-        answeredHere = true;
-        if (!begun()) {
-            log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502", head.method(), head.uri(),
-                    reason);
-            respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
-                    + config.upstreamLabel + " sent a response that is not valid HTTP: " + reason, true);
+        response.answerHere();
+        if (error != null) {
+            respondWithError(error, requestId);
         } else {
-            log.info("{} {}: the upstream's response broke off as invalid HTTP ({}); closing the client's connection",
-                    head.method(), head.uri(), reason);
             cutAfterHeld(); // the events that came whole first
         }
     }
@@ -891,13 +759,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (begun()) {
             return;
         }
-        String notTls = UpstreamFailures.notTls(cause, config.upstream);
-        String reason = notTls != null ? notTls : String.valueOf(cause.getMessage());
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.UNREACHABLE, reason);
-        log.info("{} {}: the upstream {} is unreachable ({}): answered 502", head.method(), head.uri(),
-                config.upstreamLabel, reason);
-        respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: " + (notTls != null ? notTls
-                : "cannot reach the upstream " + config.upstreamLabel + ": " + cause.getMessage()), true);
+        respondWithError(answers.unreachable(cause), requestId);
     }
 
     /** A fault closes the client's connection of this exchange. */
@@ -918,26 +780,23 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     public void closeUpstream() {
         onLoop(null, () -> {
             upstream.close();
-            if (phase == Phase.DONE || answeredHere) {
+            if (phase == Phase.DONE || response.state().answeredHere) {
                 return;
             }
-            if (body != null && body.streamsMessages() && begun()) {
+            if (response.body() != null && response.body().streamsMessages() && begun()) {
                 // As if the server went away at this event: nothing after it reaches the client.
                 cutClient();
                 return;
             }
-            if (responseReceived) {
+            if (response.state().received) {
                 // The whole answer had come: it still goes if the chain lets it through; if the
                 // fault dropped it, its end answers 502 (see JsonResponseBody#onRouteEnd).
-                upstreamCutByFault = true;
+                response.cutByFault();
                 return;
             }
             if (!begun()) {
-                answeredHere = true;
-                log.info("{} {}: the upstream connection was closed by a fault: answered 502", head.method(),
-                        head.uri());
-                respondWithError(HttpResponseStatus.BAD_GATEWAY, requestId, "mcp-chaos: the upstream "
-                        + config.upstreamLabel + " closed the connection before answering (injected)", true);
+                response.answerHere();
+                respondWithError(answers.upstreamCutByFault(true), requestId);
             } else {
                 afterHeld(this::cutClient);
             }
@@ -958,14 +817,13 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             writePendingAnswer(); // a fault's answer, due on the next turn: it goes now, as its own end
             return phase == Phase.DONE ? HttpProxy.DrainOutcome.FINISHED : HttpProxy.DrainOutcome.CUT;
         }
-        answeredHere = true; // what the upstream still sends is not for the client any more
+        response.answerHere(); // what the upstream still sends is not for the client any more
         upstream.close();
         if (!begun()) {
-            log.info("{} {}: not answered when the drain timeout ran out: answered 503", head.method(), head.uri());
-            respondWithError(HttpResponseStatus.SERVICE_UNAVAILABLE, requestId, "mcp-chaos: the proxy is shutting "
-                    + "down and the upstream had not answered within the drain timeout", false);
+            respondWithError(answers.drained(), requestId);
             return HttpProxy.DrainOutcome.ANSWERED;
         }
+        ResponseBody body = response.body();
         HttpContent drainEnd = body != null ? body.drainEnd() : null;
         if (drainEnd != null) {
             body.writeQueued();
@@ -1022,9 +880,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     private void releaseHeld() {
         request.release();
         session.release();
-        if (body != null) {
-            body.release();
-        }
+        response.release();
         frontend.buffers().release(responseReserved);
         responseReserved = 0;
     }
@@ -1050,19 +906,17 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             if (begun()) {
                 return; // the client went away meanwhile
             }
-            if (request.state().forwarded() && responseHead == null) {
+            if (request.state().forwarded() && !response.headCame()) {
                 upstream.close(); // its late answer must not be taken for the next request's
             }
-            answeredHere = true;
+            response.answerHere();
             requestId = id;
             answerExpired();
         });
     }
 
     private void answerExpired() {
-        log.info("{} {}: session {} was expired by a fault: answered 404", head.method(), head.uri(), sessionId);
-        respondWithError(HttpResponseStatus.NOT_FOUND, requestId, "mcp-chaos: session " + sessionId
-                + " expired (injected)", true);
+        respondWithError(answers.sessionExpired(), requestId);
     }
 
     /**
@@ -1072,7 +926,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      */
     @Override
     public boolean carriesOneMessage(Direction direction) {
-        return direction == Direction.SERVER_TO_CLIENT && oneMessageBody;
+        return direction == Direction.SERVER_TO_CLIENT && response.oneMessageBody();
     }
 
     /**
@@ -1092,18 +946,11 @@ final class Exchange implements ExchangeContext, ResponseOutput {
                 answer.release();
                 return;
             }
-            answeredHere = true;
-            if (request.state().forwarded() && responseHead == null) {
+            response.answerHere();
+            if (request.state().forwarded() && !response.headCame()) {
                 upstream.close(); // its late answer must not be taken for the next request's
             }
-            FullHttpResponse response = new DefaultFullHttpResponse(head.protocolVersion(),
-                    HttpResponseStatus.valueOf(status), answer);
-            headers.forEach((name, value) -> response.headers().set(name, value));
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answer.readableBytes());
-            if (!response.headers().contains(HttpHeaderNames.CONTENT_TYPE) && answer.isReadable()) {
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-            }
-            writeWhole(response);
+            writeWhole(answers.withStatus(status, headers, answer));
         });
         return true;
     }
@@ -1118,50 +965,22 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         if (headLeft) {
             return false;
         }
-        onLoop(null, () -> contentTypeOverride = contentType);
+        onLoop(null, () -> response.overrideContentType(contentType));
         return true;
     }
 
-    private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive) {
-        respondWithError(status, id, message, keepAlive, null);
-    }
-
-    private void respondWithError(HttpResponseStatus status, Object id, String message, boolean keepAlive,
-                                  String retryAfterSeconds) {
+    /** Answers with an error of the proxy's, unless the response began; the exchange is over. */
+    private void respondWithError(ProxyAnswers.ErrorAnswer error, Object id) {
         if (begun()) {
             return;
         }
-        FullHttpResponse response = HttpMessages.jsonRpcError(downstream.alloc(), head.protocolVersion(), status, id,
-                message);
-        if (!keepAlive) {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
-        if (retryAfterSeconds != null) {
-            response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfterSeconds);
-        }
-        answeredStatus = status.code();
-        downstream.writeAndFlush(response);
-        finish(Ending.ANSWERED_HERE, keepAlive && clientKeepAlive);
-    }
-
-    /** The upstream's response head made ready for the client, in place (it is not read again). */
-    private HttpResponse copyHead(HttpResponse response) {
-        HeadFacts facts = responseFacts;
-        responseFacts = null; // what it found is gone with this call; a second one scans again
-        HttpMessages.removeHopByHop(response.headers(), null, false,
-                facts != null ? facts.hopByHop : HeadFacts.of(response.headers()).hopByHop);
-        if (contentTypeOverride != null) {
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentTypeOverride);
-        }
-        if (!clientKeepAlive || !upstreamKeepAlive) {
-            // complete() closes the client's connection after this response: say so (RFC 9112 9.6).
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
-        return response;
+        answeredStatus = error.status().code();
+        downstream.writeAndFlush(answers.response(error, id));
+        finish(Ending.ANSWERED_HERE, error.keepAlive() && clientKeepAlive);
     }
 
     private void complete() {
-        finish(Ending.ANSWERED, clientKeepAlive && upstreamKeepAlive);
+        finish(Ending.ANSWERED, clientKeepAlive && response.keepAlive());
     }
 
     private void process(Frame frame) {
@@ -1184,13 +1003,13 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * Runs a fault's answer on the client connection's loop once the chain's current turn is
      * over. The fault's event is published when the fault's action returns, on the chain's loop:
      * written at once, the answer could reach the client (and a test read the journal) before the
-     * event is in it. On the client's loop the answer is reserved at once ({@link #answeredHere}),
+     * event is in it. On the client's loop the answer is reserved at once ({@link UpstreamResponse#answerHere}),
      * so that nothing else (a late upstream answer, a timeout, the drain) answers meanwhile.
      */
     private void answerAfterThisTurn(Runnable answer) {
         Runnable next = answer;
         if (downstream.eventLoop().inEventLoop()) {
-            answeredHere = true;
+            response.answerHere();
             pendingAnswer = answer;
             next = this::writePendingAnswer;
         }

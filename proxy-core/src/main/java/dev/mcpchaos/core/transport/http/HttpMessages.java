@@ -1,8 +1,12 @@
 package dev.mcpchaos.core.transport.http;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -12,6 +16,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import io.netty.util.concurrent.FastThreadLocal;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -156,5 +161,44 @@ final class HttpMessages {
     /** Whether a {@code Content-Type} (null: none) is JSON's. */
     static boolean isJson(String type) {
         return type != null && type.regionMatches(true, 0, "application/json", 0, 16);
+    }
+
+    /** One sniffer per event loop for whole bodies: it keeps caches worth keeping, and costs to make. */
+    private static final FastThreadLocal<EnvelopeSniffer> SNIFFERS = new FastThreadLocal<>() {
+        @Override
+        protected EnvelopeSniffer initialValue() {
+            return new EnvelopeSniffer();
+        }
+    };
+
+    /** This event loop's sniffer for whole bodies. */
+    static EnvelopeSniffer sniffer() {
+        return SNIFFERS.get();
+    }
+
+    /** Adds a frame's content to {@code lines} (one line each, newline-separated); takes the frame. */
+    static CompositeByteBuf appendLine(ByteBufAllocator alloc, CompositeByteBuf lines, Frame frame) {
+        if (lines == null) {
+            lines = alloc.compositeBuffer();
+        } else {
+            lines.addComponent(true, Unpooled.wrappedBuffer(new byte[] {'\n'}));
+        }
+        lines.addComponent(true, frame.content().retainedSlice());
+        frame.release();
+        return lines;
+    }
+
+    /** Whether a frame is a JSON-RPC message (a request, notification, response, error or batch), not bytes of another kind. */
+    static boolean isMessage(Frame frame) {
+        switch (frame.envelope().kind()) {
+            case REQUEST:
+            case NOTIFICATION:
+            case RESPONSE:
+            case ERROR:
+            case BATCH:
+                return true;
+            default:
+                return false;
+        }
     }
 }

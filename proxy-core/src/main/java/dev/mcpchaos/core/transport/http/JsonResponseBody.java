@@ -79,7 +79,7 @@ final class JsonResponseBody implements ResponseBody {
         out.bodyProgress(last);
         if (last) {
             ByteBuf body = gathered.take();
-            Envelope envelope = Exchange.sniffer().sniff(body);
+            Envelope envelope = HttpMessages.sniffer().sniff(body);
             Frame frame = Frame.original(body, body.readableBytes(), envelope, Direction.SERVER_TO_CLIENT,
                     out.chain().session().nextSequence(Direction.SERVER_TO_CLIENT));
             out.process(List.of(frame));
@@ -108,8 +108,8 @@ final class JsonResponseBody implements ResponseBody {
             frame.release(); // the exchange discards what comes after its end; this is a second answer
             return;
         }
-        if (!frame.isOriginal() && !Exchange.isMessage(frame)) {
-            prefix = Exchange.appendLine(out.alloc(), prefix, frame);
+        if (!frame.isOriginal() && !HttpMessages.isMessage(frame)) {
+            prefix = HttpMessages.appendLine(out.alloc(), prefix, frame);
             return;
         }
         ByteBuf body = frame.content().retainedSlice();
