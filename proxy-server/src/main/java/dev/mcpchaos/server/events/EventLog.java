@@ -6,6 +6,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -97,12 +98,6 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
             });
         }
         ctx.forward(frame);
-    }
-
-    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
     }
 
     @Override
