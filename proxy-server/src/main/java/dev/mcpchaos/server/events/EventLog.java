@@ -112,10 +112,7 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
 
     @Override
     public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
-        write("session_expired", sessionId, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("reason", reason.tag());
-        });
+        writeTransport("session_expired", sessionId, transport, "reason", reason.tag());
     }
 
     @Override
@@ -134,18 +131,12 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
 
     @Override
     public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
-        write("upstream_failure", null, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("reason", reason.tag());
-        });
+        writeTransport("upstream_failure", null, transport, "reason", reason.tag());
     }
 
     @Override
     public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
-        write("client_timeout", null, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("phase", deadline.tag());
-        });
+        writeTransport("client_timeout", null, transport, "phase", deadline.tag());
     }
 
     @Override
@@ -225,6 +216,14 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
     @FunctionalInterface
     private interface Fields {
         void write(JsonGenerator g) throws IOException;
+    }
+
+    /** An event whose fields are its transport and one more tag: why, or which phase. */
+    private void writeTransport(String type, String session, TransportKind transport, String key, String value) {
+        write(type, session, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField(key, value);
+        });
     }
 
     private void write(String type, String session, Fields fields) {
