@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules.fault;
 
+import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.rules.internal.Json;
@@ -45,5 +46,29 @@ final class Edits {
         MessageKind kind = frame.envelope().kind();
         return kind == MessageKind.REQUEST || kind == MessageKind.NOTIFICATION || kind == MessageKind.RESPONSE
                 || kind == MessageKind.ERROR;
+    }
+
+    /**
+     * Puts {@code answer} (a response or error carrying the frame's id, owned by the new frame)
+     * in the place of {@code frame}: a request is answered at once, back to its sender, and never
+     * forwarded; a response (or an error response) is replaced by it. The detail is said first.
+     *
+     * @param answered the event's detail when a request is answered
+     * @param replaced the event's detail when a response is replaced
+     */
+    static void answerOrReplace(FaultContext ctx, Frame frame, ByteBuf answer, Envelope envelope,
+                                String answered, String replaced) {
+        if (frame.envelope().isRequest()) {
+            Frame reply = frame.reply(answer, envelope);
+            reply.answers(frame.envelope());
+            ctx.detail(answered);
+            ctx.answer(reply);
+            ctx.drop(frame);
+        } else {
+            ctx.detail(replaced);
+            Frame replacement = frame.withContent(answer, envelope);
+            frame.release();
+            ctx.proceed(replacement);
+        }
     }
 }

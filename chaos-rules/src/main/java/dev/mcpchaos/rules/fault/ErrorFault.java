@@ -93,18 +93,8 @@ public final class ErrorFault implements Fault {
             g.writeEndObject();
         });
         Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, false, true);
-        if (frame.envelope().isRequest()) {
-            Frame reply = frame.reply(error, envelope);
-            reply.answers(frame.envelope());
-            ctx.detail("answered with error " + config.code + "; not forwarded");
-            ctx.answer(reply);
-            ctx.drop(frame);
-        } else {
-            ctx.detail("response replaced by error " + config.code);
-            Frame replaced = frame.withContent(error, envelope);
-            frame.release();
-            ctx.proceed(replaced);
-        }
+        Edits.answerOrReplace(ctx, frame, error, envelope,
+                "answered with error " + config.code + "; not forwarded", "response replaced by error " + config.code);
     }
 
     @Override

@@ -77,18 +77,8 @@ public final class ToolErrorFault implements Fault {
             g.writeEndObject();
         });
         Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, true, false);
-        if (frame.envelope().isRequest()) {
-            Frame reply = frame.reply(result, envelope);
-            reply.answers(frame.envelope());
-            ctx.detail("answered with an error result; not forwarded");
-            ctx.answer(reply);
-            ctx.drop(frame);
-        } else {
-            ctx.detail("result replaced by an error result");
-            Frame replaced = frame.withContent(result, envelope);
-            frame.release();
-            ctx.proceed(replaced);
-        }
+        Edits.answerOrReplace(ctx, frame, result, envelope,
+                "answered with an error result; not forwarded", "result replaced by an error result");
     }
 
     @Override

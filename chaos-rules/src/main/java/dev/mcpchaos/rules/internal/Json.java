@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
+import dev.mcpchaos.core.codec.jsonrpc.UnlimitedJson;
 import dev.mcpchaos.core.frame.Envelope;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -27,16 +27,8 @@ import java.util.List;
  */
 public final class Json {
 
-    /** Streaming parsers and generators without size limits: the framer bounds message size. */
-    public static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNameLength(Integer.MAX_VALUE)
-                    .maxDocumentLength(-1)
-                    .build())
-            .build();
+    /** Streaming parsers and generators without size limits (proxy-core's): the framer bounds message size. */
+    public static final JsonFactory FACTORY = UnlimitedJson.FACTORY;
 
     /**
      * Data binding, for the control plane and for {@code mutate} (which may parse the one message

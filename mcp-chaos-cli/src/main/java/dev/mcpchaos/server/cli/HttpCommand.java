@@ -162,8 +162,7 @@ final class HttpCommand implements Callable<Integer> {
         try {
             running = start(live);
         } catch (RuleFileException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return StdioCommand.RULES_REFUSED;
+            return StdioCommand.notStarted(e);
         } catch (ProxyStartException e) {
             System.err.println("mcp-chaos: " + e.getMessage()
                     + (e.reason() == ProxyStartException.Reason.ADDRESS && e.getMessage() != null

@@ -115,9 +115,7 @@ final class JournalCommand implements Callable<Integer> {
             throw usage("--delivered and --not-delivered: only one of them");
         }
         MessagePattern filter = pattern();
-        try {
-            ControlClient client = new ControlClient(control == null ? ControlClient.DEFAULT_URL : control,
-                    token != null ? token : System.getenv(ChaosOptions.TOKEN_VARIABLE));
+        return RulesCommand.act(control, token, out(), err(), client -> {
             String path = "/journal?since=" + since;
             String body = client.get(path);
             JournalSnapshot journal;
@@ -140,13 +138,7 @@ final class JournalCommand implements Callable<Integer> {
                         + "keeps more)");
             }
             return 0;
-        } catch (ControlException e) {
-            err().println("mcp-chaos: " + e.getMessage());
-            return 1;
-        } finally {
-            out().flush();
-            err().flush();
-        }
+        });
     }
 
     /** The entries of {@code journal} that pass the filters, oldest first. */

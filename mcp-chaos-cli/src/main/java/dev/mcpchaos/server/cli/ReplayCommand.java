@@ -199,12 +199,8 @@ final class ReplayCommand implements Callable<Integer> {
                 builder.rules(chaos.rules);
             }
             proxy = builder.start();
-        } catch (RuleFileException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return StdioCommand.RULES_REFUSED;
-        } catch (ProxyStartException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return StdioCommand.exitCode(e);
+        } catch (RuleFileException | ProxyStartException e) {
+            return StdioCommand.notStarted(e);
         }
         int code = 1; // kept only if waiting for the end fails, and then the failure goes on
         try {
@@ -236,12 +232,8 @@ final class ReplayCommand implements Callable<Integer> {
                 builder.rules(chaos.rules);
             }
             proxy = builder.start();
-        } catch (RuleFileException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return StdioCommand.RULES_REFUSED;
-        } catch (ProxyStartException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return StdioCommand.exitCode(e);
+        } catch (RuleFileException | ProxyStartException e) {
+            return StdioCommand.notStarted(e);
         }
         System.err.println("mcp-chaos: replaying " + files.size() + " cassette(s) on " + proxy.mcpUrl());
         java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);

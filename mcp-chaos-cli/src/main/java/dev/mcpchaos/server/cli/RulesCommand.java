@@ -342,7 +342,7 @@ final class RulesCommand implements Runnable {
 
     /** What one command does with the client; its exit code. */
     @FunctionalInterface
-    private interface Action {
+    interface Action {
         int run(ControlClient client);
     }
 
@@ -354,15 +354,25 @@ final class RulesCommand implements Runnable {
 
     /** Runs {@code action}; a refusal or no answer is one line on stderr and exit code 1. */
     private int act(Action action) {
+        return act(control, token, out(), err(), action);
+    }
+
+    /**
+     * Runs {@code action} with a client of the control API at {@code control} (null: the
+     * default URL) with {@code token} (null: the {@link ChaosOptions#TOKEN_VARIABLE} variable's);
+     * a refusal or no answer is one line on {@code err} and exit code 1. Both writers are flushed
+     * at the end. Shared by the commands that talk to a running proxy ({@code rules}, {@code journal}).
+     */
+    static int act(URI control, String token, PrintWriter out, PrintWriter err, Action action) {
         try {
             return action.run(new ControlClient(control == null ? ControlClient.DEFAULT_URL : control,
                     token != null ? token : System.getenv(ChaosOptions.TOKEN_VARIABLE)));
         } catch (ControlException e) {
-            err().println("mcp-chaos: " + e.getMessage());
+            err.println("mcp-chaos: " + e.getMessage());
             return 1;
         } finally {
-            out().flush();
-            err().flush();
+            out.flush();
+            err.flush();
         }
     }
 

@@ -143,12 +143,8 @@ final class StdioCommand implements Callable<Integer> {
                 builder.rules(chaos.rules);
             }
             proxy = builder.start();
-        } catch (RuleFileException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return RULES_REFUSED;
-        } catch (ProxyStartException e) {
-            System.err.println("mcp-chaos: " + e.getMessage());
-            return exitCode(e);
+        } catch (RuleFileException | ProxyStartException e) {
+            return notStarted(e);
         }
         signals.attach(proxy);
         if (live != null) {
@@ -162,6 +158,15 @@ final class StdioCommand implements Callable<Integer> {
             code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
         }
         return code;
+    }
+
+    /**
+     * Says on stderr why the proxy did not start, a rule file refused or a {@link ProxyStartException},
+     * and gives the exit code for it: {@link #RULES_REFUSED} for the rule file, else {@link #exitCode}.
+     */
+    static int notStarted(RuntimeException e) {
+        System.err.println("mcp-chaos: " + e.getMessage());
+        return e instanceof ProxyStartException failure ? exitCode(failure) : RULES_REFUSED;
     }
 
     /**

@@ -211,11 +211,7 @@ public final class Frame extends AbstractReferenceCounted {
         } else {
             copy = new Frame(ownWire, null, contentOffset, contentLength, true, false, envelope, direction, sequence);
         }
-        copy.answers = answers;
-        copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
-        copy.route = route;
-        copy.framing = framing;
-        return copy;
+        return correlated(copy);
     }
 
     /** True when the frame is exactly as it was read, so {@link #wire()} can be written unchanged. */
@@ -299,6 +295,14 @@ public final class Frame extends AbstractReferenceCounted {
      */
     public Frame withContent(ByteBuf newContent, Envelope newEnvelope) {
         Frame copy = synthesized(newContent, newEnvelope, direction, sequence);
+        return correlated(copy);
+    }
+
+    /**
+     * {@code copy}, given this frame's correlation (the request it answers, and when that was
+     * read), route and framing: what every copy of a frame keeps.
+     */
+    private Frame correlated(Frame copy) {
         copy.answers = answers;
         copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
         copy.route = route;
@@ -334,11 +338,7 @@ public final class Frame extends AbstractReferenceCounted {
             copy.content = content.retainedDuplicate();
             copy.contentApart = true;
         }
-        copy.answers = answers;
-        copy.answeredRequestArrivalNanos = answeredRequestArrivalNanos;
-        copy.route = route;
-        copy.framing = framing;
-        return copy;
+        return correlated(copy);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
 import org.slf4j.Logger;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The queue holds at most {@value #MAX_QUEUED_CHARS} characters; beyond that messages are not
  * checked, and counted ({@link Referee.Report#dropped()}), so a slow check never grows the heap.
  */
-public final class RefereeInterceptor implements FrameInterceptor, AutoCloseable {
+public final class RefereeInterceptor implements ObservingInterceptor, AutoCloseable {
 
     /** How many characters of messages may wait for the referee. */
     static final long MAX_QUEUED_CHARS = 32L * 1024 * 1024;
@@ -176,7 +177,7 @@ public final class RefereeInterceptor implements FrameInterceptor, AutoCloseable
     }
 
     /** What left the proxy: forwarded by the rules, or emitted by one of them. */
-    private final class Departures implements FrameInterceptor {
+    private final class Departures implements ObservingInterceptor {
         @Override
         public void onFrame(InterceptorContext ctx, Frame frame) {
             try {
@@ -192,19 +193,9 @@ public final class RefereeInterceptor implements FrameInterceptor, AutoCloseable
         }
 
         @Override
-        public boolean onlyObserves(TransportKind transport, Direction direction) {
-            return true;
-        }
-
-        @Override
         public String toString() {
             return "RefereeInterceptor.departures";
         }
-    }
-
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
     }
 
     /** Checks what is queued, then ends every session: what is still unanswered is reported. */

@@ -6,6 +6,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -99,12 +100,6 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         ctx.forward(frame);
     }
 
-    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
-    }
-
     @Override
     public void sessionStarted(TransportKind transport, String sessionId) {
         write("session_started", sessionId, g -> g.writeStringField("transport", tag(transport)));
@@ -117,10 +112,7 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
 
     @Override
     public void sessionExpired(TransportKind transport, String sessionId, SessionExpiry reason) {
-        write("session_expired", sessionId, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("reason", reason.tag());
-        });
+        writeTransport("session_expired", sessionId, transport, "reason", reason.tag());
     }
 
     @Override
@@ -139,18 +131,12 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
 
     @Override
     public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
-        write("upstream_failure", null, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("reason", reason.tag());
-        });
+        writeTransport("upstream_failure", null, transport, "reason", reason.tag());
     }
 
     @Override
     public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
-        write("client_timeout", null, g -> {
-            g.writeStringField("transport", tag(transport));
-            g.writeStringField("phase", deadline.tag());
-        });
+        writeTransport("client_timeout", null, transport, "phase", deadline.tag());
     }
 
     @Override
@@ -230,6 +216,14 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
     @FunctionalInterface
     private interface Fields {
         void write(JsonGenerator g) throws IOException;
+    }
+
+    /** An event whose fields are its transport and one more tag: why, or which phase. */
+    private void writeTransport(String type, String session, TransportKind transport, String key, String value) {
+        write(type, session, g -> {
+            g.writeStringField("transport", tag(transport));
+            g.writeStringField(key, value);
+        });
     }
 
     private void write(String type, String session, Fields fields) {

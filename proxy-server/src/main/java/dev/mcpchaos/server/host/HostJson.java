@@ -13,10 +13,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.server.internal.JsonTrees;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,7 +74,7 @@ final class HostJson {
             if (first == null) {
                 return MissingNode.getInstance();
             }
-            JsonNode value = value(parser, first);
+            JsonNode value = JsonTrees.value(parser, first, NODES, false);
             JsonToken trailing = parser.nextToken();
             if (trailing != null) {
                 throw new JsonParseException(parser, "Trailing token (of type " + trailing + ") found after value (bound as "
@@ -83,48 +82,6 @@ final class HostJson {
                         + "`DeserializationFeature.FAIL_ON_TRAILING_TOKENS`");
             }
             return value;
-        }
-    }
-
-    private static JsonNode value(JsonParser parser, JsonToken token) throws IOException {
-        switch (token) {
-            case START_OBJECT: {
-                ObjectNode object = NODES.objectNode();
-                for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
-                    String name = parser.currentName();
-                    object.replace(name, value(parser, parser.nextToken()));
-                }
-                return object;
-            }
-            case START_ARRAY: {
-                ArrayNode array = NODES.arrayNode();
-                for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-                    array.add(value(parser, t));
-                }
-                return array;
-            }
-            case VALUE_STRING:
-                return NODES.textNode(parser.getText());
-            case VALUE_NUMBER_INT:
-                switch (parser.getNumberType()) {
-                    case INT:
-                        return NODES.numberNode(parser.getIntValue());
-                    case LONG:
-                        return NODES.numberNode(parser.getLongValue());
-                    default:
-                        return NODES.numberNode(parser.getBigIntegerValue());
-                }
-            case VALUE_NUMBER_FLOAT:
-                return NODES.numberNode(parser.getDoubleValue());
-            case VALUE_TRUE:
-                return NODES.booleanNode(true);
-            case VALUE_FALSE:
-                return NODES.booleanNode(false);
-            case VALUE_NULL:
-                return NODES.nullNode();
-            default:
-                // Text JSON has no other value tokens (an embedded object comes from binary formats).
-                throw new JsonParseException(parser, "Unexpected token " + token);
         }
     }
 

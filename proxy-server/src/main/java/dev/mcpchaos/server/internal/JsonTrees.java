@@ -90,42 +90,58 @@ public final class JsonTrees {
     }
 
     private static JsonNode value(JsonParser parser, JsonToken token) throws IOException {
+        return value(parser, token, NODES, true);
+    }
+
+    /**
+     * The tree of the value that begins at {@code token} (the parser's current token), read to
+     * its end. The same reader serves the cassettes (here) and the MCP hosts ({@code host.HostJson}),
+     * whose rules differ only in what is given: a repeated member is refused by a factory with
+     * {@link StreamReadFeature#STRICT_DUPLICATE_DETECTION}, or else its last value is kept; a
+     * fraction is kept as its exact decimal, or read as a double as a mapper does by default.
+     *
+     * @param nodes the factory the nodes come from (and the containers keep)
+     * @param exactDecimals whether a fraction becomes a decimal node rather than a double one
+     */
+    public static JsonNode value(JsonParser parser, JsonToken token, JsonNodeFactory nodes, boolean exactDecimals)
+            throws IOException {
         switch (token) {
             case START_OBJECT: {
-                ObjectNode object = NODES.objectNode();
+                ObjectNode object = nodes.objectNode();
                 for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
                     String name = parser.currentName();
-                    object.set(name, value(parser, parser.nextToken()));
+                    object.replace(name, value(parser, parser.nextToken(), nodes, exactDecimals));
                 }
                 return object;
             }
             case START_ARRAY: {
-                ArrayNode array = NODES.arrayNode();
+                ArrayNode array = nodes.arrayNode();
                 for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-                    array.add(value(parser, t));
+                    array.add(value(parser, t, nodes, exactDecimals));
                 }
                 return array;
             }
             case VALUE_STRING:
-                return NODES.textNode(parser.getText());
+                return nodes.textNode(parser.getText());
             case VALUE_NUMBER_INT:
                 switch (parser.getNumberType()) {
                     case INT:
-                        return NODES.numberNode(parser.getIntValue());
+                        return nodes.numberNode(parser.getIntValue());
                     case LONG:
-                        return NODES.numberNode(parser.getLongValue());
+                        return nodes.numberNode(parser.getLongValue());
                     default:
-                        return NODES.numberNode(parser.getBigIntegerValue());
+                        return nodes.numberNode(parser.getBigIntegerValue());
                 }
             case VALUE_NUMBER_FLOAT:
-                return NODES.numberNode(parser.getDecimalValue());
+                return exactDecimals ? nodes.numberNode(parser.getDecimalValue()) : nodes.numberNode(parser.getDoubleValue());
             case VALUE_TRUE:
-                return NODES.booleanNode(true);
+                return nodes.booleanNode(true);
             case VALUE_FALSE:
-                return NODES.booleanNode(false);
+                return nodes.booleanNode(false);
             case VALUE_NULL:
-                return NODES.nullNode();
+                return nodes.nullNode();
             default:
+                // Text JSON has no other value tokens (an embedded object comes from binary formats).
                 throw new JsonParseException(parser, "Unexpected token " + token);
         }
     }

@@ -4,9 +4,9 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.session.Session;
-import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.fault.ForwardingHttpFaultActions;
@@ -258,7 +258,7 @@ public final class JournalRecorder {
         }
     }
 
-    private final class Arrivals implements FrameInterceptor {
+    private final class Arrivals implements ObservingInterceptor {
         @Override
         public void onFrame(InterceptorContext ctx, Frame frame) {
             if (frame.envelope().kind() == MessageKind.BLANK) {
@@ -297,17 +297,12 @@ public final class JournalRecorder {
         }
 
         @Override
-        public boolean onlyObserves(TransportKind transport, Direction direction) {
-            return true;
-        }
-
-        @Override
         public String toString() {
             return "JournalRecorder.arrivals";
         }
     }
 
-    private final class Departures implements FrameInterceptor {
+    private final class Departures implements ObservingInterceptor {
         @Override
         public void onFrame(InterceptorContext ctx, Frame frame) {
             try {
@@ -331,11 +326,6 @@ public final class JournalRecorder {
             } finally {
                 ctx.forward(frame);
             }
-        }
-
-        @Override
-        public boolean onlyObserves(TransportKind transport, Direction direction) {
-            return true;
         }
 
         @Override

@@ -4,7 +4,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
-import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.micrometer.core.instrument.Counter;
@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * too many waited. A fault's copies of a response carry its correlation, so this interceptor goes
  * first in the chain, before any fault, to time each request once.
  */
-final class MetricsInterceptor implements FrameInterceptor {
+final class MetricsInterceptor implements ObservingInterceptor {
 
     private static final int TRANSPORTS = TransportKind.values().length;
     private static final int DIRECTIONS = Direction.values().length;
@@ -136,12 +136,6 @@ final class MetricsInterceptor implements FrameInterceptor {
             return ProxyMetrics.NONE;
         }
         return method.equals(ProxyMetrics.NONE) ? ProxyMetrics.OTHER : method;
-    }
-
-    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
     }
 
     @Override

@@ -254,35 +254,35 @@ public final class ProxyMetrics {
     }
 
     Counter sessionsExpiredCounter(TransportKind transport, TransportObserver.SessionExpiry reason) {
-        return Counter.builder(SESSIONS_EXPIRED)
-                .description("Sessions the proxy forgot: idle for the session idle timeout, or evicted as the least "
-                        + "recently used from a full table")
-                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
-                .tag("reason", reason.tag())
-                .register(registry);
+        return transportCounter(SESSIONS_EXPIRED,
+                "Sessions the proxy forgot: idle for the session idle timeout, or evicted as the least "
+                        + "recently used from a full table",
+                transport, "reason", reason.tag());
     }
 
     Counter limitCounter(TransportKind transport, TransportObserver.Limit limit) {
-        return Counter.builder(LIMIT_BREACHES)
-                .description("Limits breached; the proxy discarded or refused as documented")
-                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
-                .tag("limit", limit.tag())
-                .register(registry);
+        return transportCounter(LIMIT_BREACHES, "Limits breached; the proxy discarded or refused as documented",
+                transport, "limit", limit.tag());
     }
 
     Counter upstreamCounter(TransportKind transport, TransportObserver.UpstreamFailure reason) {
-        return Counter.builder(UPSTREAM_ERRORS)
-                .description("Upstream failures: unreachable, timed out, closed, could not start")
-                .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
-                .tag("reason", reason.tag())
-                .register(registry);
+        return transportCounter(UPSTREAM_ERRORS, "Upstream failures: unreachable, timed out, closed, could not start",
+                transport, "reason", reason.tag());
     }
 
     Counter clientTimeoutCounter(TransportKind transport, TransportObserver.ClientDeadline deadline) {
-        return Counter.builder(CLIENT_TIMEOUTS)
-                .description("Client connections that missed a deadline: request head or body (408), idle, send (closed)")
+        return transportCounter(CLIENT_TIMEOUTS,
+                "Client connections that missed a deadline: request head or body (408), idle, send (closed)",
+                transport, "phase", deadline.tag());
+    }
+
+    /** A counter of {@code name} for one transport and one more tag: why, or which limit or phase. */
+    private Counter transportCounter(String name, String description, TransportKind transport, String key,
+                                     String value) {
+        return Counter.builder(name)
+                .description(description)
                 .tag("transport", TRANSPORT_TAGS[transport.ordinal()])
-                .tag("phase", deadline.tag())
+                .tag(key, value)
                 .register(registry);
     }
 

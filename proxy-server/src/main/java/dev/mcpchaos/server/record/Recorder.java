@@ -8,7 +8,7 @@ import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.HeaderSource;
 import dev.mcpchaos.core.frame.MessageKind;
-import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.session.Session;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -60,7 +60,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * messages or {@value #HOLD_MILLIS} ms passed), so that the header can say what was negotiated and
  * an HTTP session's lines carry its {@code Mcp-Session-Id} rather than the name it had before.
  */
-public final class Recorder implements FrameInterceptor, AutoCloseable {
+public final class Recorder implements ObservingInterceptor, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Recorder.class);
 
@@ -204,12 +204,6 @@ public final class Recorder implements FrameInterceptor, AutoCloseable {
         Envelope envelope = frame.envelope();
         queue.add(new Captured(ctx.session(), System.nanoTime(), direction, bytes,
                 answers != null ? answers.method() : null, envelope != null ? envelope.method() : null, http));
-    }
-
-    /** It copies what it records and forwards every frame at once, unchanged. */
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
     }
 
     /** Nothing to see once recording stopped (a write error). */

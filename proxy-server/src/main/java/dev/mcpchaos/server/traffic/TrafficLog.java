@@ -1,11 +1,9 @@
 package dev.mcpchaos.server.traffic;
 
-import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
-import dev.mcpchaos.core.intercept.FrameInterceptor;
+import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
-import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.server.redact.SecretRedactor;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
@@ -24,7 +22,7 @@ import java.nio.charset.StandardCharsets;
  * and never shown in part. That costs a few regular-expression passes over that much text per
  * message, which is why this log is off by default and is meant for diagnosis.
  */
-public final class TrafficLog implements FrameInterceptor {
+public final class TrafficLog implements ObservingInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger("traffic");
 
@@ -51,12 +49,6 @@ public final class TrafficLog implements FrameInterceptor {
             log.info(describe(frame, maxChars));
         }
         ctx.forward(frame);
-    }
-
-    /** It counts, logs or prints what it reads and forwards every frame at once, unchanged. */
-    @Override
-    public boolean onlyObserves(TransportKind transport, Direction direction) {
-        return true;
     }
 
     /** One line describing a frame, such as {@code c->s #3 request id=2 tools/call echo (87 B) {...}}. */

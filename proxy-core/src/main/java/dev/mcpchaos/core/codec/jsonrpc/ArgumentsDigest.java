@@ -1,9 +1,7 @@
 package dev.mcpchaos.core.codec.jsonrpc;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 
@@ -36,19 +34,6 @@ import java.util.HexFormat;
  */
 public final class ArgumentsDigest {
 
-    // As lenient as the envelope sniffer: the framer in front bounds a message's size, and a
-    // digest that vanished on a long string or deep nesting would hide the very messages that
-    // a chaos run is about.
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNameLength(Integer.MAX_VALUE)
-                    .maxDocumentLength(-1)
-                    .build())
-            .build();
-
     private ArgumentsDigest() {
     }
 
@@ -70,7 +55,7 @@ public final class ArgumentsDigest {
         // buffers (which have no array) need no special case. Jackson reads through its own
         // recycled chunk buffer, a bounded copy, which is fine for a path taken once per fault.
         try (InputStream in = new ByteBufInputStream(content.duplicate());
-             JsonParser parser = FACTORY.createParser(in)) {
+             JsonParser parser = UnlimitedJson.FACTORY.createParser(in)) {
             long[] range = findArguments(parser);
             if (range == null) {
                 return null;

@@ -1,10 +1,8 @@
 package dev.mcpchaos.core.codec.jsonrpc;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.async.ByteArrayFeeder;
 import dev.mcpchaos.core.frame.Envelope;
 import io.netty.buffer.ByteBuf;
@@ -40,16 +38,6 @@ import java.util.List;
  * here: the framer in front of it bounds the size of a message.
  */
 public final class EnvelopeSniffer {
-
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNameLength(Integer.MAX_VALUE)
-                    .maxDocumentLength(-1)
-                    .build())
-            .build();
 
     /** Which top-level member the next value belongs to. */
     private enum Member { NONE, JSONRPC, ID, METHOD, RESULT, ERROR, PARAMS, PARAMS_NAME }
@@ -192,7 +180,7 @@ public final class EnvelopeSniffer {
         }
         try {
             if (parser == null) {
-                parser = FACTORY.createNonBlockingByteArrayParser();
+                parser = UnlimitedJson.FACTORY.createNonBlockingByteArrayParser();
             }
             ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).feedInput(bytes, start, end);
             // Where this piece starts in the parser's input, to find the root's end in it below.
