@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.BufferedReader;
-import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -95,9 +94,8 @@ final class FastStart {
             Integer code = command.call();
             return code == null ? 0 : code;
         } catch (Exception e) {
-            PrintWriter err = new PrintWriter(System.err, true);
-            err.println("mcp-chaos: " + e.getMessage());
-            return e instanceof OptionValueException ? OptionValueException.EXIT_CODE : 1;
+            System.err.println("mcp-chaos: " + e.getMessage());
+            return OptionValueException.exitCodeOf(e);
         }
     }
 

@@ -11,9 +11,7 @@ import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -115,12 +113,5 @@ public final class FastStartTable {
                 }
             }
         }
-    }
-
-    /** For tests: the mixin paths of a command object. */
-    static List<String> pathsOf(Object command) {
-        Map<Object, String> paths = new IdentityHashMap<>();
-        mixinPaths(command, "", paths);
-        return new ArrayList<>(paths.values());
     }
 }

@@ -115,7 +115,7 @@ public final class Main implements Runnable {
     static int execute(CommandLine cli, String... args) {
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("mcp-chaos: " + environment(cli).explain(e.getMessage(), parseResult));
-            return e instanceof OptionValueException ? OptionValueException.EXIT_CODE : 1;
+            return OptionValueException.exitCodeOf(e);
         });
         CommandLine.IParameterExceptionHandler usage = cli.getParameterExceptionHandler();
         cli.setParameterExceptionHandler((e, arguments) -> {

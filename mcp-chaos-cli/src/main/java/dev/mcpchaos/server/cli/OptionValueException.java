@@ -13,6 +13,14 @@ final class OptionValueException extends RuntimeException {
     /** The exit code, as for picocli's usage errors and a refused rule file: nothing was started. */
     static final int EXIT_CODE = 2;
 
+    /**
+     * The exit code for a command that failed with {@code e}: {@link #EXIT_CODE} for a value that
+     * cannot be used, 1 for the rest. The one rule for picocli's handler and {@link FastStart}.
+     */
+    static int exitCodeOf(Exception e) {
+        return e instanceof OptionValueException ? EXIT_CODE : 1;
+    }
+
     /** @param message such as {@code --cwd: '/nonexistent' does not exist (expected: ...)} */
     OptionValueException(String message) {
         super(message, null, false, false); // the message says all; a stack trace would not help the user
