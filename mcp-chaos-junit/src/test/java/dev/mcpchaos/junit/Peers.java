@@ -51,11 +51,16 @@ final class Peers {
         return List.of(node().toString(), serverEverything().toString(), "stdio");
     }
 
+    /** Every port {@link #freePort()} has returned in this JVM. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /**
      * A free port on 127.0.0.1 below the kernel's ephemeral range, for a server a test starts on
      * it: no socket bound to port 0 in the meantime (a proxy under test, say) can be handed it. A
      * port just let go can be handed out again at once; in CI a proxy got its upstream's port that
-     * way and relayed to itself until no file descriptor was left.
+     * way and relayed to itself until no file descriptor was left. Nor is a port handed out twice in
+     * one JVM: a test that draws several before starting anything could otherwise be given one port
+     * for two listeners (a CI run put a sidecar's mcp and metrics listeners on one).
      */
     static int freePort() {
         int below = ephemeralLow();
@@ -65,12 +70,15 @@ final class Peers {
             try (ServerSocket socket = new ServerSocket()) {
                 socket.setReuseAddress(false);
                 socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
-                return port;
+                if (HANDED_OUT.add(port)) {
+                    return port;
+                }
             } catch (IOException taken) {
                 // in use: draw again
             }
         }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            HANDED_OUT.add(socket.getLocalPort());
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
