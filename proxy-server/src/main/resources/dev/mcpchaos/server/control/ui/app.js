@@ -195,7 +195,7 @@ function pair(row, s) {
   if (row.kind !== 'response' && row.kind !== 'error') return;
   const key = '|' + other(row.dir) + '|' + idKey(row.id);
   let req = state.pending.get(row.session + key);
-  if (!req) {
+  if (!req && row.method === 'initialize') {
     // An HTTP initialize is journaled under the provisional session (http-N) the server then renames.
     for (const [k, r] of state.pending) {
       if (k.endsWith(key) && r.session.startsWith('http-') && r.method === row.method) { req = r; break; }
@@ -353,7 +353,7 @@ function renderHeader() {
   if (!s) return;
   $('summary').textContent = s.transport + ' · seed ' + s.seed + ' · up ' + Math.round(s.uptime_seconds) + ' s · '
     + s.sessions_active + ' sessions · ' + s.messages.client_to_server + ' c→s, ' + s.messages.server_to_client
-    + ' s→c · ' + s.faults_injected + ' faults injected';
+    + ' s→c · ' + s.faults_injected + ' injected by the rules as they are';
   const panic = $('panic');
   panic.disabled = false;
   panic.textContent = s.faults_enabled ? 'faults ON: stop them all' : 'faults OFF: turn them back on';
@@ -466,7 +466,7 @@ function renderRules() {
   const stats = new Map(((state.status && state.status.rules) || []).map((r) => [r.name, r]));
   const tbody = $('rules').tBodies[0];
   const disabledAll = state.status && !state.status.faults_enabled;
-  $('rules-info').textContent = state.rules.length + ' rules' + (disabledAll ? ' · the panic switch is off: none acts' : '');
+  $('rules-info').textContent = state.rules.length + (state.rules.length === 1 ? ' rule' : ' rules') + (disabledAll ? ' · the panic switch is off: none acts' : '');
   tbody.replaceChildren(...state.rules.map((rule) => {
     const st = stats.get(rule.name) || { matched: 0, injected: 0, enabled: rule.enabled !== false };
     const enabled = st.enabled;
