@@ -113,6 +113,10 @@ try {
   result.echoRowBadges = await page.$$eval('.row[data-kind="request"][data-tool="echo"] .badge', (b) => b.length);
   result.madeRow = await page.$$eval(`.row[data-synthetic="made"] .badge[data-rule="${RULE}"]`, (b) => b.length);
   result.injectedShown = await page.$eval(`#rules tr[data-rule="${RULE}"] .injected`, (td) => td.textContent);
+  await page.waitForFunction(() => /[1-9]\d* messages refereed/.test(document.getElementById('check-info').textContent),
+    undefined, { timeout: 5000 });
+  result.verdicts = { info: await page.textContent('#check-info'),
+    totals: await page.$$eval('#check-totals span', (spans) => spans.map((s) => s.textContent)) };
   await shot('3-fault-shown');
 
   // 3. Disable the rule on the page: the API agrees, and the next call (the twin) is answered.

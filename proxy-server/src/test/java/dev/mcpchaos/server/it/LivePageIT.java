@@ -99,6 +99,8 @@ class LivePageIT {
             assertThat(seen.path("echoRowBadges").asInt()).as("the echo call no rule touched").isZero();
             assertThat(seen.path("echoText").asText()).isEqualTo("Echo: before the fault");
             assertThat(seen.path("injectedShown").asText()).isEqualTo("1");
+            // The referee's verdicts so far: none, on a client that did nothing wrong.
+            assertThat(seen.path("verdicts").path("totals").toString()).contains("\"0 errors\",\"0 warnings\"");
             assertThat(seen.path("faultShownMs").asLong()).as("ms from the answer to the fault on the page")
                     .isBetween(0L, 1000L);
 
