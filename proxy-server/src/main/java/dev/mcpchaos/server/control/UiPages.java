@@ -58,6 +58,11 @@ final class UiPages {
         }
     }
 
+    /** The text of one of the page's files ({@code index.html}, {@code app.js}, {@code app.css}), for {@link HtmlReport}. */
+    static String text(String name) {
+        return new String(load(name, "").bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** Whether {@code path} is the page's or one of its assets' (so served without the token). */
     static boolean serves(String method, String path) {
         return ("GET".equals(method) || "HEAD".equals(method)) && (PATH.equals(path) || ASSETS.containsKey(path));

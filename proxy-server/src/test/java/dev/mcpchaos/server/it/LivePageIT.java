@@ -9,6 +9,7 @@ import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.server.HttpProxyBuilder.RunningHttp;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.check.Referee;
+import dev.mcpchaos.server.control.HtmlReport;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that very message (the journal's) within a second; disabling the rule on the page disables it
  * ({@code GET /rules} agrees) and the next call, the twin, reaches the server and is answered; a
  * bad rule in the form shows the parser's own error. The page loads nothing from another host.
+ * The same run written as a report ({@link HtmlReport}: the journal, the events and the referee's
+ * report) opens from disk with the network off and shows the event log's faults, by count.
  *
  * <p>Screenshots of each state are kept in {@code target/ui-screenshots/}, with what the script
  * saw ({@code live-page.json}: the fault's delay on the page, the rows, the error texts). Without chromium or
@@ -122,7 +126,35 @@ class LivePageIT {
             assertThat(formError).isEqualTo(seen.path("apiError").path("error").asText());
             assertThat(getJson(control.resolve("/rules")).toString()).doesNotContain("bad-latency");
 
-            for (String name : List.of("1-token-asked", "2-ready", "3-fault-shown", "4-rule-disabled", "5-bad-rule")) {
+            // The same run as a report file, opened from disk with the network off: the same faults, by count.
+            JsonNode events = getJson(control.resolve("/events"));
+            List<String> eventLines = new java.util.ArrayList<>();
+            events.path("events").forEach(e -> eventLines.add(e.toString()));
+            Path report = screenshots.resolve("report.html");
+            HtmlReport.builder("LivePageIT").journal(getJson(control.resolve("/journal")).toString())
+                    .events(eventLines).check(getJson(control.resolve("/check")).toString()).write(report);
+            JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", report.toString(),
+                    "SCREENSHOTS", screenshots.toString(), "CHROMIUM", chromium.toString()));
+            Files.writeString(screenshots.resolve("report-page.json"), opened.toPrettyString());
+            long faultEvents = 0;
+            for (JsonNode e : events.path("events")) {
+                if ("fault".equals(e.path("event").asText())) {
+                    assertThat(e.path("rule").asText()).isEqualTo(RULE);
+                    faultEvents++;
+                }
+            }
+            assertThat(faultEvents).isEqualTo(1);
+            assertThat(opened.path("faultsByRule").path(RULE).asLong()).isEqualTo(faultEvents);
+            assertThat(opened.path("faultsByRule").size()).isEqualTo(1);
+            assertThat(opened.path("rulesShown").toString()).isEqualTo("[{\"rule\":\"" + RULE + "\",\"injected\":\"1\"}]");
+            assertThat(opened.path("messageRows").asLong()).isEqualTo(proxy.journal().entries().size());
+            assertThat(opened.path("steering").asInt()).as("buttons and the form, hidden in a report").isZero();
+            assertThat(opened.path("title").asText()).isEqualTo("mcp-chaos report: LivePageIT");
+            assertThat(opened.path("consoleErrors")).isEmpty();
+            opened.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+
+            for (String name : List.of("1-token-asked", "2-ready", "3-fault-shown", "4-rule-disabled", "5-bad-rule",
+                    "6-report-offline")) {
                 Path png = screenshots.resolve(name + ".png");
                 assertThat(png).exists();
                 assertThat(Files.size(png)).isGreaterThan(10_000);
@@ -142,31 +174,32 @@ class LivePageIT {
     }
 
     private JsonNode runBrowser(Path chromium, URI control, URI mcp, Path screenshots) throws Exception {
-        Path script = TestPeers.testPeersDir().resolve("ui").resolve("live-page.mjs");
-        Path out = tempDir.resolve("live-page.out");
-        Path err = tempDir.resolve("live-page.err");
+        return runNode("live-page.mjs", Map.of("CONTROL", control.toString(), "MCP", mcp.toString(), "TOKEN", TOKEN,
+                "RULE", RULE, "FAULTED_TOOL", FAULTED_TOOL, "SCREENSHOTS", screenshots.toString(),
+                "CHROMIUM", chromium.toString()));
+    }
+
+    /** Runs {@code test-peers/ui/<name>} with {@code environment} and returns the JSON it printed. */
+    private JsonNode runNode(String name, Map<String, String> environment) throws Exception {
+        Path script = TestPeers.testPeersDir().resolve("ui").resolve(name);
+        Path out = tempDir.resolve(name + ".out");
+        Path err = tempDir.resolve(name + ".err");
         ProcessBuilder builder = new ProcessBuilder(TestPeers.node().toString(), script.toString())
                 .directory(TestPeers.testPeersDir().toFile())
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile());
-        builder.environment().put("CONTROL", control.toString());
-        builder.environment().put("MCP", mcp.toString());
-        builder.environment().put("TOKEN", TOKEN);
-        builder.environment().put("RULE", RULE);
-        builder.environment().put("FAULTED_TOOL", FAULTED_TOOL);
-        builder.environment().put("SCREENSHOTS", screenshots.toString());
-        builder.environment().put("CHROMIUM", chromium.toString());
+        builder.environment().putAll(environment);
         Process process = builder.start();
         try {
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                throw new AssertionError("live-page.mjs did not end within 120 s; stderr:\n" + read(err));
+                throw new AssertionError(name + " did not end within 120 s; stderr:\n" + read(err));
             }
         } finally {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
         }
         String stdout = read(out);
-        assertThat(process.exitValue()).as("live-page.mjs exit code; stdout:\n%s\nstderr:\n%s", stdout, read(err))
+        assertThat(process.exitValue()).as("%s exit code; stdout:\n%s\nstderr:\n%s", name, stdout, read(err))
                 .isZero();
         return JSON.readTree(stdout);
     }

@@ -350,7 +350,7 @@ function render() {
 
 function renderHeader() {
   const s = state.status;
-  if (!s) return;
+  if (!s || state.offline) return;
   $('summary').textContent = s.transport + ' · seed ' + s.seed + ' · up ' + Math.round(s.uptime_seconds) + ' s · '
     + s.sessions_active + ' sessions · ' + s.messages.client_to_server + ' c→s, ' + s.messages.server_to_client
     + ' s→c · ' + s.faults_injected + ' injected by the rules as they are';
@@ -524,7 +524,7 @@ function drawChart(canvas, series) {
   const ctx = canvas.getContext('2d');
   const w = canvas.width, h = canvas.height, pad = 22;
   ctx.clearRect(0, 0, w, h);
-  const now = Math.floor(Date.now() / 1000);
+  const now = state.offline ? CHART_SECONDS - 1 : Math.floor(Date.now() / 1000);
   const byT = new Map(state.rate.buckets.map((b) => [b.t, b]));
   let max = 1;
   for (const b of state.rate.buckets) for (const [k] of series) max = Math.max(max, b[k]);
@@ -535,8 +535,9 @@ function drawChart(canvas, series) {
   ctx.beginPath(); ctx.moveTo(pad, 4); ctx.lineTo(pad, h - pad + 4); ctx.lineTo(w - 4, h - pad + 4); ctx.stroke();
   ctx.fillText(String(max), 2, 12);
   ctx.fillText('0', 10, h - pad + 4);
-  ctx.fillText('-60 s', pad, h - 6);
-  ctx.fillText('now', w - 26, h - 6);
+  const [from, to] = state.offline ? state.rate.labels : ['-60 s', 'now'];
+  ctx.fillText(from, pad, h - 6);
+  ctx.fillText(to, w - 6 - ctx.measureText(to).width, h - 6);
   const x = (i) => pad + (i / (CHART_SECONDS - 1)) * (w - pad - 6);
   const y = (v) => h - pad + 4 - (v / max) * (h - pad - 8);
   for (const [key, color] of series) {
@@ -608,6 +609,68 @@ $('add-rule').addEventListener('submit', async (e) => {
   poll();
 });
 
+// ---- a report: the same views, from data in the file, with no server --------------------------
+// HtmlReport (proxy-server) writes this file with app.js and app.css inline and the data in
+// <script id="mcp-chaos-data" type="application/json">: a journal (as GET /journal serves it), an
+// event log's events, a referee's report (as GET /check). Nothing is fetched; nothing can change.
+function loadReport(data) {
+  state.offline = true;
+  document.body.classList.add('report');
+  const events = data.events || [];
+  if (data.journal) {
+    takeJournal({ status: 200, ok: true, json: data.journal });
+  } else {
+    state.journalOn = false;
+    $('tl-note').textContent = 'No journal in this report: the timeline shows the messages faults acted on, from the event log.';
+  }
+  takeEvents({ last: 0, missed: 0, events });
+  // The rules, as what they did: per rule, its fault type and how many faults the event log (or,
+  // without one, the journal) holds.
+  const byRule = new Map();
+  const count = (rule, fault) => {
+    const r = byRule.get(rule) || { name: rule, fault, injected: 0 };
+    r.injected++;
+    byRule.set(rule, r);
+  };
+  const faultEvents = events.filter((e) => e.event === 'fault');
+  if (faultEvents.length || !data.journal) {
+    for (const e of faultEvents) count(e.rule, e.fault);
+  } else {
+    for (const e of data.journal.entries || []) for (const f of e.faults || []) count(f.rule, f.fault);
+  }
+  state.rules = [...byRule.values()].map((r) => ({ name: r.name, fault: { type: r.fault } }));
+  const rows = state.rows.filter((r) => !r.synthetic);
+  state.status = {
+    faults_enabled: true,
+    rules: [...byRule.values()].map((r) => ({ name: r.name, enabled: true, fault: r.fault, matched: '', injected: r.injected })),
+  };
+  // Rates over the whole run, in 60 buckets.
+  const span = rows.length ? rows[rows.length - 1].t - rows[0].t : 0;
+  const width = Math.max(1000, Math.ceil(span / CHART_SECONDS));
+  const t0 = rows.length ? rows[0].t : 0;
+  state.rate.buckets = Array.from({ length: CHART_SECONDS }, (_, t) => ({ t, c2s: 0, s2c: 0, faults: 0 }));
+  for (const r of rows) {
+    const b = state.rate.buckets[Math.min(CHART_SECONDS - 1, Math.floor((r.t - t0) / width))];
+    b[r.dir]++;
+    b.faults += r.faults.length;
+  }
+  state.rate.labels = ['+' + (t0 / 1000).toFixed(1) + ' s', '+' + ((t0 + width * CHART_SECONDS) / 1000).toFixed(1) + ' s'];
+  document.querySelector('.chart-row').previousElementSibling.lastElementChild.textContent =
+    'the whole run, ' + (width / 1000) + ' s a point';
+  if (data.check) takeCheck({ status: 200, ok: true, json: data.check });
+  else $('check-info').textContent = 'no referee report in this file';
+  const faults = state.status.rules.reduce((n, r) => n + r.injected, 0);
+  $('summary').textContent = 'report' + (data.title ? ': ' + data.title : '') + ' · ' + rows.length + ' messages · '
+    + faults + ' faults' + (data.generated ? ' · written ' + data.generated : '');
+  $('follow').checked = false;
+  render();
+}
+
 // ---- start -------------------------------------------------------------------------------------
-poll();
-setInterval(poll, POLL_MS);
+const embedded = document.getElementById('mcp-chaos-data');
+if (embedded) {
+  loadReport(JSON.parse(embedded.textContent));
+} else {
+  poll();
+  setInterval(poll, POLL_MS);
+}
