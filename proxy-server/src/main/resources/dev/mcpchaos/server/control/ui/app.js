@@ -106,7 +106,8 @@ $('token-form').addEventListener('submit', () => {
 
 // ---- polling ---------------------------------------------------------------------------------
 async function poll() {
-  if (state.inFlight || state.waitingForToken) return;
+  // A tab in the background asks nothing (the proxy pays for each /journal); back in view, at once.
+  if (state.inFlight || state.waitingForToken || document.hidden) return;
   state.inFlight = true;
   try {
     const [status, events, journal] = await Promise.all([
@@ -673,4 +674,5 @@ if (embedded) {
 } else {
   poll();
   setInterval(poll, POLL_MS);
+  document.addEventListener('visibilitychange', () => { if (!document.hidden) poll(); });
 }
