@@ -262,6 +262,7 @@ final class ChaosRuntime {
                                     engine, transport)
                             .events(events.ring())
                             .journal(journal())
+                            .referee(s.referee)
                             .token(s.controlToken)
                             .seedSource(s.seedSource());
                     if (s.controlHeadTimeout != null) {

@@ -12,6 +12,8 @@ import dev.mcpchaos.rules.RuleEngine;
 import dev.mcpchaos.rules.RuleFileException;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.rules.RuleStats;
+import dev.mcpchaos.server.check.CheckReports;
+import dev.mcpchaos.server.check.Referee;
 import dev.mcpchaos.server.events.EventRing;
 import dev.mcpchaos.rules.journal.JournalJson;
 import dev.mcpchaos.rules.journal.JournalRing;
@@ -59,12 +61,16 @@ import java.util.Objects;
  *   <tr><td>{@code POST /faults/disable}, {@code /faults/enable}</td><td>the panic switch</td></tr>
  *   <tr><td>{@code GET /events?since=N&limit=M}</td><td>recent events after sequence number N</td></tr>
  *   <tr><td>{@code GET /journal?since=N}, {@code DELETE /journal}</td><td>the journal's entries after N; clear it</td></tr>
+ *   <tr><td>{@code GET /check}</td><td>the referee's report so far (with {@code --check})</td></tr>
+ *   <tr><td>{@code GET|HEAD /ui}</td><td>the live page ({@link UiPages}); never asks for the token, its API calls do</td></tr>
  * </table>
  *
  * <p>A change applies atomically to the next message; a change that is not valid is answered
  * with 400 and a message naming the field, and the rules in force stay. Errors are
- * {@code {"error": "..."}}. With a token, every request but {@code GET|HEAD /health} must carry
- * {@code Authorization: Bearer <token>}; a refusal is 401 and is logged (without what was sent).
+ * {@code {"error": "..."}}. With a token, every request must carry
+ * {@code Authorization: Bearer <token>} but {@code GET|HEAD /health} and the page's static files
+ * under {@code /ui}, which hold nothing of the proxy (and a browser cannot send a token on a
+ * navigation). A refusal is 401 and is logged (without what was sent).
  * The token is looked at when the head has been read: the body of a refused request is read and
  * dropped, never held.
  * Bodies are UTF-8: one that is not is refused (400).
@@ -116,6 +122,7 @@ public final class ControlServer implements AutoCloseable {
     private final TransportKind transport;
     private final EventRing events;
     private final JournalRing journal;
+    private final Referee referee;
     private final String seedSource;
     private final byte[] token;
 
@@ -125,6 +132,7 @@ public final class ControlServer implements AutoCloseable {
         this.transport = b.transport;
         this.events = b.events;
         this.journal = b.journal;
+        this.referee = b.referee;
         this.seedSource = b.seedSource;
         this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
         HttpEndpoint.TimeoutCounters timeouts = new HttpEndpoint.TimeoutCounters(timeoutCounter("head"),
@@ -137,7 +145,7 @@ public final class ControlServer implements AutoCloseable {
 
             @Override
             public boolean answerFromHead(HttpRequest head) {
-                return !isHealth(head.method().name(), pathOf(head)) && refusedBecause(head) != null;
+                return !isOpen(head.method().name(), pathOf(head)) && refusedBecause(head) != null;
             }
         }, MAX_BODY_BYTES, b.headTimeout, b.bodyTimeout, b.idleTimeout, timeouts);
     }
@@ -230,7 +238,10 @@ public final class ControlServer implements AutoCloseable {
             try {
                 QueryStringDecoder uri = decodeTarget(http.uri());
                 String path = uri.path();
-                if (!isHealth(method, path)) {
+                if (UiPages.serves(method, path)) {
+                    return UiPages.response(path, "HEAD".equals(method));
+                }
+                if (!isOpen(method, path)) {
                     authorize(http, method, path, peer);
                 }
                 reply = route(new Request(method, path, uri, http, peer));
@@ -301,6 +312,11 @@ public final class ControlServer implements AutoCloseable {
         return ("GET".equals(method) || "HEAD".equals(method)) && "/health".equals(path);
     }
 
+    /** Whether a request never needs the token: {@code /health}, and the page's static files ({@link UiPages}). */
+    private static boolean isOpen(String method, String path) {
+        return isHealth(method, path) || UiPages.serves(method, path);
+    }
+
     private Reply route(Request request) throws IOException {
         String method = request.method;
         String path = request.path;
@@ -319,6 +335,12 @@ public final class ControlServer implements AutoCloseable {
                 return events(request);
             case "/journal":
                 return journal(request);
+            case "/check":
+                requireMethod(method, path, "GET");
+                if (referee == null) {
+                    throw new Refusal(404, "/check: this proxy runs no referee (expected: a proxy started with --check)");
+                }
+                return new Reply(200, JSON_TYPE, CheckReports.json(referee.report()));
             case "/faults/disable":
             case "/faults/enable":
                 requireMethod(method, path, "POST");
@@ -332,7 +354,7 @@ public final class ControlServer implements AutoCloseable {
                     return rule(request, path.substring("/rules/".length()));
                 }
                 throw new Refusal(404, "not found: " + path + " (expected: /health, /status, /metrics, /rules, "
-                        + "/rules/{name}, /faults/disable, /faults/enable, /events or /journal)");
+                        + "/rules/{name}, /faults/disable, /faults/enable, /events, /journal, /check or /ui)");
         }
     }
 
@@ -521,6 +543,7 @@ public final class ControlServer implements AutoCloseable {
         private final TransportKind transport;
         private EventRing events;
         private JournalRing journal;
+        private Referee referee;
         private String seedSource = "given";
         private String token;
         private Duration headTimeout = DEFAULT_HEAD_TIMEOUT;
@@ -541,6 +564,15 @@ public final class ControlServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The referee whose report so far {@code GET /check} serves (as {@code --check-json} writes
+         * it at the end); without (null), it answers 404.
+         */
+        public Builder referee(Referee referee) {
+            this.referee = referee;
+            return this;
+        }
+
         /** The recent events {@code GET /events} serves; without, it answers 404. */
         public Builder events(EventRing events) {
             this.events = events;
@@ -556,7 +588,10 @@ public final class ControlServer implements AutoCloseable {
             return this;
         }
 
-        /** The bearer token every request but {@code GET|HEAD /health} must carry; null for none. */
+        /**
+         * The bearer token every request but {@code GET|HEAD /health} and the page's static files
+         * ({@code GET|HEAD /ui}) must carry; null for none.
+         */
         public Builder token(String token) {
             this.token = token;
             return this;
@@ -601,7 +636,8 @@ public final class ControlServer implements AutoCloseable {
             requireTokenBeyondLoopback(address, token);
             ControlServer control = new ControlServer(this);
             InetSocketAddress bound = control.address();
-            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /journal, /metrics){}",
+            log.info("control API on http://{}:{}/ (/status, /rules, /faults/disable, /events, /journal, /metrics; "
+                    + "the live page: /ui){}",
                     bound.getHostString(), bound.getPort(), token != null ? "; bearer token required" : "");
             return control;
         }

@@ -1,0 +1,47 @@
+// Opens a report written by HtmlReport (proxy-server) from disk in headless Chromium with the
+// network off, for LivePageIT: what it shows, by count. Environment: REPORT (the HTML file),
+// SCREENSHOTS (a directory), CHROMIUM (the browser binary). Prints one JSON object on stdout.
+import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error('environment variable ' + name + ' is not set');
+  return v;
+};
+const REPORT = env('REPORT');
+const browser = await chromium.launch({
+  executablePath: env('CHROMIUM'),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--no-first-run', '--disable-sync'],
+});
+const result = { requests: [], consoleErrors: [] };
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, offline: true });
+  const page = await context.newPage();
+  page.on('request', (r) => result.requests.push(r.url()));
+  page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => result.consoleErrors.push(String(e)));
+  await page.goto(pathToFileURL(REPORT).href);
+  await page.waitForSelector('.row[data-seq]', { timeout: 10000 });
+  result.title = await page.title();
+  result.summary = await page.textContent('#summary');
+  result.messageRows = await page.$$eval('.row[data-seq]:not([data-synthetic])', (rows) => rows.length);
+  result.faultsByRule = await page.$$eval('.row:not([data-synthetic]) .badge[data-rule]', (badges) => {
+    const by = {};
+    for (const b of badges) by[b.dataset.rule] = (by[b.dataset.rule] || 0) + 1;
+    return by;
+  });
+  result.rulesShown = await page.$$eval('#rules tr[data-rule]', (rows) => rows.map((r) => ({
+    rule: r.dataset.rule, injected: r.querySelector('.injected').textContent })));
+  result.checkInfo = await page.textContent('#check-info');
+  result.steering = await page.$$eval('#panic, #add-rule, td.actions', (els) => els.filter((e) => e.offsetParent !== null).length);
+  await page.screenshot({ path: join(env('SCREENSHOTS'), '6-report-offline.png'), fullPage: true });
+} catch (e) {
+  result.error = String(e && e.stack || e);
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(result) + '\n');
+process.exit(result.error ? 1 : 0);
