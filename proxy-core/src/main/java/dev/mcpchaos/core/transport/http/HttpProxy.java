@@ -63,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code responseTimeout}, 413 for a body over the limit, 431 for headers over the limit, 503
  * past {@code maxConnections}.
  *
- * <p><b>Limits</b> (defaults): request body 16 MiB; JSON response held for interception 64 MiB;
+ * <p><b>Limits</b> (defaults; each a setting of {@link HttpSettings.Builder}): request body 16 MiB; JSON response held for interception 64 MiB;
  * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
  * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
  * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
