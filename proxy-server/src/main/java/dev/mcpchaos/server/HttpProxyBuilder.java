@@ -3,6 +3,7 @@ package dev.mcpchaos.server;
 import dev.mcpchaos.core.transport.IoTransport;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.http.HttpProxy;
+import dev.mcpchaos.core.transport.http.HttpSettings;
 import dev.mcpchaos.rules.RuleEngine;
 
 import java.io.IOException;
@@ -14,14 +15,17 @@ import java.time.Duration;
 /** Configures an HTTP proxy; made by {@link McpChaosProxy#http(URI)}. */
 public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilder> {
 
-    private final HttpProxy.Builder delegate;
+    /** The transport's settings: each setter here writes one, checked there. */
+    private final HttpSettings.Builder transport;
     private final URI upstream;
+    /** Null: {@link IoTransport#auto()}. Not a setting: an implementation the proxy runs on. */
+    private IoTransport io;
     private boolean readyRequiresUpstream;
     /** Closed with the proxy, or when it fails to start: an upstream this builder's caller started for it. */
     private AutoCloseable owned;
 
     HttpProxyBuilder(URI upstream) {
-        this.delegate = HttpProxy.builder(upstream);
+        this.transport = HttpSettings.builder(upstream);
         this.upstream = upstream;
     }
 
@@ -37,31 +41,31 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
 
     /** Where to listen; default 127.0.0.1 on a free port (see {@link RunningHttp#address()}, {@link RunningHttp#mcpUrl()}). */
     public HttpProxyBuilder listen(InetSocketAddress address) {
-        delegate.listen(address);
+        transport.listen(address);
         return this;
     }
 
     /** Sends the upstream's host in {@code Host} instead of the client's. */
     public HttpProxyBuilder rewriteHost(boolean rewrite) {
-        delegate.rewriteHost(rewrite);
+        transport.rewriteHost(rewrite);
         return this;
     }
 
     /** Trusts upstream certificates issued by this CA (PEM). */
     public HttpProxyBuilder trustedCa(Path pemFile) {
-        delegate.trustedCa(pemFile);
+        transport.trustedCa(pemFile);
         return this;
     }
 
     /** Accepts any upstream certificate (test servers only). */
     public HttpProxyBuilder trustAnyCertificate(boolean trustAny) {
-        delegate.trustAnyCertificate(trustAny);
+        transport.trustAnyCertificate(trustAny);
         return this;
     }
 
     /** Largest POST body (413 above); default 16 MiB. */
     public HttpProxyBuilder maxRequestBody(int bytes) {
-        delegate.maxRequestBody(bytes);
+        transport.maxRequestBody(bytes);
         return this;
     }
 
@@ -70,7 +74,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * Retry-After and a JSON answer passes uninspected. Default: half the maximum heap.
      */
     public HttpProxyBuilder maxBuffered(long bytes) {
-        delegate.maxBuffered(bytes);
+        transport.maxBuffered(bytes);
         return this;
     }
 
@@ -79,25 +83,25 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * (or null): epoll, else NIO; one that is not available makes {@link #start()} fail, saying why.
      */
     public HttpProxyBuilder io(IoTransport io) {
-        delegate.io(io);
+        this.io = io;
         return this;
     }
 
     /** Largest SSE event; default 16 MiB. */
     public HttpProxyBuilder maxSseEventSize(int bytes) {
-        delegate.maxSseEventSize(bytes);
+        transport.maxSseEventSize(bytes);
         return this;
     }
 
     /** Most client connections (503 above); default 10,000. */
     public HttpProxyBuilder maxConnections(int connections) {
-        delegate.maxConnections(connections);
+        transport.maxConnections(connections);
         return this;
     }
 
     /** Time to the upstream's response head (504 after); default 5 min. */
     public HttpProxyBuilder responseTimeout(Duration timeout) {
-        delegate.responseTimeout(timeout);
+        transport.responseTimeout(timeout);
         return this;
     }
 
@@ -106,13 +110,13 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * client got any of it, a cut after); default 60 s. SSE streams have no such deadline.
      */
     public HttpProxyBuilder responseBodyTimeout(Duration timeout) {
-        delegate.responseBodyTimeout(timeout);
+        transport.responseBodyTimeout(timeout);
         return this;
     }
 
     /** Time to connect to the upstream; default 5 s. */
     public HttpProxyBuilder connectTimeout(Duration timeout) {
-        delegate.connectTimeout(timeout);
+        transport.connectTimeout(timeout);
         return this;
     }
 
@@ -121,19 +125,19 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * exchange starts it over: bytes trickling in start a request head, which has its own deadline.
      */
     public HttpProxyBuilder idleTimeout(Duration timeout) {
-        delegate.idleTimeout(timeout);
+        transport.idleTimeout(timeout);
         return this;
     }
 
     /** Time from the first byte of a request head to its end (408 after); default 10 s. */
     public HttpProxyBuilder requestHeadTimeout(Duration timeout) {
-        delegate.requestHeadTimeout(timeout);
+        transport.requestHeadTimeout(timeout);
         return this;
     }
 
     /** Time from the end of a request head to the last byte of its body (408 after); default 60 s. */
     public HttpProxyBuilder requestBodyTimeout(Duration timeout) {
-        delegate.requestBodyTimeout(timeout);
+        transport.requestBodyTimeout(timeout);
         return this;
     }
 
@@ -142,13 +146,13 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * under it); 0: no minimum. Default 500.
      */
     public HttpProxyBuilder minRequestBodyRate(long bytesPerSecond) {
-        delegate.minRequestBodyRate(bytesPerSecond);
+        transport.minRequestBodyRate(bytesPerSecond);
         return this;
     }
 
     /** The longest a client may take nothing the proxy writes to it (closed after); default 60 s. */
     public HttpProxyBuilder sendTimeout(Duration timeout) {
-        delegate.sendTimeout(timeout);
+        transport.sendTimeout(timeout);
         return this;
     }
 
@@ -159,7 +163,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * logged as a {@code session_expired} event. Default 30 min.
      */
     public HttpProxyBuilder sessionIdleTimeout(Duration timeout) {
-        delegate.sessionIdleTimeout(timeout);
+        transport.sessionIdleTimeout(timeout);
         return this;
     }
 
@@ -169,7 +173,7 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
      * Default 10,000.
      */
     public HttpProxyBuilder maxSessions(int sessions) {
-        delegate.maxSessions(sessions);
+        transport.maxSessions(sessions);
         return this;
     }
 
@@ -191,9 +195,10 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     public RunningHttp start() {
         ChaosRuntime runtime = ChaosRuntime.start(settings, TransportKind.HTTP, owned);
         HttpProxy proxy = runtime.startTransport((chain, observer) -> {
-            chain.forEach(delegate::interceptor);
+            HttpProxy.Builder http = HttpProxy.builder(transport.build()).io(io).observer(observer);
+            chain.forEach(http::interceptor);
             try {
-                return delegate.observer(observer).start();
+                return http.start();
             } catch (IOException e) {
                 throw new ProxyStartException(ProxyStartException.Reason.ADDRESS, e.getMessage(), e);
             }

@@ -13,7 +13,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -44,14 +43,9 @@ final class JournalCommand implements Callable<Integer> {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--control", paramLabel = "URL", converter = RulesCommand.UrlConverter.class,
-            description = "The proxy's control API: a URL, or HOST:PORT for http. Default: http://127.0.0.1:9090.")
-    URI control;
-
-    @Option(names = "--token", paramLabel = "TOKEN",
-            description = "The proxy's control token, when it has one. Default: the " + ChaosOptions.TOKEN_VARIABLE
-                    + " environment variable, which, unlike the command line, ps does not show.")
-    String token;
+    /** --control and --token. */
+    @CommandLine.Mixin
+    ControlClientOptions proxy = new ControlClientOptions();
 
     @Option(names = "--since", paramLabel = "N", defaultValue = "0",
             description = "Only entries numbered above N. Default: ${DEFAULT-VALUE} (all held).")
@@ -115,7 +109,7 @@ final class JournalCommand implements Callable<Integer> {
             throw usage("--delivered and --not-delivered: only one of them");
         }
         MessagePattern filter = pattern();
-        return RulesCommand.act(control, token, out(), err(), client -> {
+        return proxy.act(out(), err(), client -> {
             String path = "/journal?since=" + since;
             String body = client.get(path);
             JournalSnapshot journal;

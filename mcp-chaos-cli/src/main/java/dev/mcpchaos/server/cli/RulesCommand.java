@@ -20,7 +20,6 @@ import picocli.CommandLine.ScopeType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -59,34 +58,14 @@ final class RulesCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
-    // Inherited, so that both "rules --control X list" and "rules list --control X" work; the
-    // defaults are applied in client(), because picocli would apply an inherited option's default
-    // again at the subcommand and undo a value given before it.
-    @Option(names = "--control", paramLabel = "URL", scope = ScopeType.INHERIT, converter = UrlConverter.class,
-            description = "The proxy's control API: a URL, or HOST:PORT for http. Default: http://127.0.0.1:9090.")
-    URI control;
-
-    @Option(names = "--token", paramLabel = "TOKEN", scope = ScopeType.INHERIT,
-            description = "The proxy's control token, when it has one. Default: the " + ChaosOptions.TOKEN_VARIABLE
-                    + " environment variable, which, unlike the command line, ps does not show.")
-    String token;
+    /** --control and --token, inherited by the subcommands. */
+    @CommandLine.Mixin
+    ControlClientOptions proxy = new ControlClientOptions();
 
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: list, add, rm, enable, "
                 + "disable, set, replace, off, on, status or events");
-    }
-
-    /** Turns {@code --control}'s text into a URL, or a usage error. */
-    static final class UrlConverter implements CommandLine.ITypeConverter<URI> {
-        @Override
-        public URI convert(String value) {
-            try {
-                return ControlClient.parseUrl(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
     }
 
     @Command(name = "list", description = "The rules in force: name, on or off, fault, match, when it fires, "
@@ -354,26 +333,7 @@ final class RulesCommand implements Runnable {
 
     /** Runs {@code action}; a refusal or no answer is one line on stderr and exit code 1. */
     private int act(Action action) {
-        return act(control, token, out(), err(), action);
-    }
-
-    /**
-     * Runs {@code action} with a client of the control API at {@code control} (null: the
-     * default URL) with {@code token} (null: the {@link ChaosOptions#TOKEN_VARIABLE} variable's);
-     * a refusal or no answer is one line on {@code err} and exit code 1. Both writers are flushed
-     * at the end. Shared by the commands that talk to a running proxy ({@code rules}, {@code journal}).
-     */
-    static int act(URI control, String token, PrintWriter out, PrintWriter err, Action action) {
-        try {
-            return action.run(new ControlClient(control == null ? ControlClient.DEFAULT_URL : control,
-                    token != null ? token : System.getenv(ChaosOptions.TOKEN_VARIABLE)));
-        } catch (ControlException e) {
-            err.println("mcp-chaos: " + e.getMessage());
-            return 1;
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        return proxy.act(out(), err(), action);
     }
 
     /** Does {@code action} for each name in turn, and stops at the first refusal, saying what was done. */

@@ -125,7 +125,7 @@ final class ClientRequest {
         try {
             ByteBuf bytes = content.content();
             long size = (body == null ? 0L : body.readableBytes()) + bytes.readableBytes();
-            if (size > config.maxRequestBody) {
+            if (size > config.settings.maxRequestBody()) {
                 sizeSeen = size;
                 return Gathered.TOO_LARGE;
             }
@@ -200,7 +200,7 @@ final class ClientRequest {
         FullHttpRequest request = new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), content,
                 head.headers().copy(), EmptyHttpHeaders.INSTANCE);
         HttpMessages.removeHopByHop(request.headers());
-        if (config.rewriteHost) {
+        if (config.settings.rewriteHost()) {
             request.headers().set(HttpHeaderNames.HOST, config.upstreamHostHeader);
         }
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
@@ -224,7 +224,7 @@ final class ClientRequest {
         }
         headSent = true;
         clientOnlyHeaders = HttpMessages.removeHopByHop(headers, clientOnlyHeaders, true, facts.hopByHop);
-        if (config.rewriteHost) {
+        if (config.settings.rewriteHost()) {
             keepClientHeader(HttpHeaderNames.HOST, headers.getAll(HttpHeaderNames.HOST));
             headers.set(HttpHeaderNames.HOST, config.upstreamHostHeader);
         }

@@ -137,7 +137,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
         this.clientKeepAlive = request.facts.keepAlive(head);
         this.session = new ExchangeSession(sessions, head, sessionId, downstream);
         this.chain = session.chain;
-        this.response = new UpstreamResponse(head.method(), clientKeepAlive, config.maxJsonResponseBody);
+        this.response = new UpstreamResponse(head.method(), clientKeepAlive, config.settings.maxJsonResponseBody());
         this.answers = new ProxyAnswers(downstream.alloc(), head, sessionId, config);
     }
 
@@ -240,7 +240,7 @@ final class Exchange implements ExchangeContext, ResponseOutput {
             return;
         }
         if (post) {
-            if (request.facts.length > config.maxRequestBody) {
+            if (request.facts.length > config.settings.maxRequestBody()) {
                 rejectBody(request.facts.length);
             }
         } else {
@@ -379,8 +379,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
     }
 
     private void startResponseTimeout() {
-        if (config.responseTimeoutMillis > 0) {
-            timer.start(this, config.responseTimeoutMillis);
+        if (config.settings.responseTimeoutMillis > 0) {
+            timer.start(this, config.settings.responseTimeoutMillis);
         }
     }
 
@@ -389,8 +389,8 @@ final class Exchange implements ExchangeContext, ResponseOutput {
      * (one timer per connection serves both deadlines, see {@link ResponseTimer}).
      */
     private void awaitMoreBody() {
-        if (config.responseBodyTimeoutMillis > 0) {
-            timer.start(this, config.responseBodyTimeoutMillis);
+        if (config.settings.responseBodyTimeoutMillis > 0) {
+            timer.start(this, config.settings.responseBodyTimeoutMillis);
         }
     }
 

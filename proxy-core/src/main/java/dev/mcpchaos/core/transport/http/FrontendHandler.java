@@ -478,23 +478,23 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** Nanoseconds from {@code now} to the earliest deadline in force (<= 0: passed); Long.MAX_VALUE: none. */
     private long untilNextDeadline(long now) {
         long delay = Long.MAX_VALUE;
-        if (unwritable && config.sendTimeoutMillis > 0) {
-            delay = Math.min(delay, unwritableSince + nanos(config.sendTimeoutMillis) - now);
+        if (unwritable && config.settings.sendTimeoutMillis > 0) {
+            delay = Math.min(delay, unwritableSince + nanos(config.settings.sendTimeoutMillis) - now);
         }
         if (!closing && !readPaused) {
-            if (reading == Reading.HEAD && config.requestHeadTimeoutMillis > 0) {
-                delay = Math.min(delay, readingSince + nanos(config.requestHeadTimeoutMillis) - now);
+            if (reading == Reading.HEAD && config.settings.requestHeadTimeoutMillis > 0) {
+                delay = Math.min(delay, readingSince + nanos(config.settings.requestHeadTimeoutMillis) - now);
             } else if (reading == Reading.BODY) {
-                if (config.requestBodyTimeoutMillis > 0) {
-                    delay = Math.min(delay, readingSince + nanos(config.requestBodyTimeoutMillis) - now);
+                if (config.settings.requestBodyTimeoutMillis > 0) {
+                    delay = Math.min(delay, readingSince + nanos(config.settings.requestBodyTimeoutMillis) - now);
                 }
-                if (config.minRequestBodyRate > 0) {
-                    delay = Math.min(delay, rateDue(config.minRequestBodyRate) - now);
+                if (config.settings.minRequestBodyRate() > 0) {
+                    delay = Math.min(delay, rateDue(config.settings.minRequestBodyRate()) - now);
                 }
             }
         }
-        if (betweenRequests() && config.idleTimeoutMillis > 0) {
-            delay = Math.min(delay, lastActive + nanos(config.idleTimeoutMillis) - now);
+        if (betweenRequests() && config.settings.idleTimeoutMillis > 0) {
+            delay = Math.min(delay, lastActive + nanos(config.settings.idleTimeoutMillis) - now);
         }
         if (lingering.active()) {
             delay = Math.min(delay, lingering.idleDeadline() - now);
@@ -526,11 +526,11 @@ final class FrontendHandler extends ChannelDuplexHandler {
             return;
         }
         long now = ticker();
-        if (unwritable && config.sendTimeoutMillis > 0
-                && now - (unwritableSince + nanos(config.sendTimeoutMillis)) >= 0) {
+        if (unwritable && config.settings.sendTimeoutMillis > 0
+                && now - (unwritableSince + nanos(config.settings.sendTimeoutMillis)) >= 0) {
             timedOut(TransportObserver.ClientDeadline.SEND);
             log.info("client {} took nothing written to it for {} ms: closing the connection",
-                    ctx.channel().remoteAddress(), config.sendTimeoutMillis);
+                    ctx.channel().remoteAddress(), config.settings.sendTimeoutMillis);
             ctx.close();
             return;
         }
@@ -541,27 +541,27 @@ final class FrontendHandler extends ChannelDuplexHandler {
             return;
         }
         if (!closing && !readPaused) {
-            if (reading == Reading.HEAD && config.requestHeadTimeoutMillis > 0
-                    && now - (readingSince + nanos(config.requestHeadTimeoutMillis)) >= 0) {
-                headTimedOut(config.requestHeadTimeoutMillis);
+            if (reading == Reading.HEAD && config.settings.requestHeadTimeoutMillis > 0
+                    && now - (readingSince + nanos(config.settings.requestHeadTimeoutMillis)) >= 0) {
+                headTimedOut(config.settings.requestHeadTimeoutMillis);
                 return;
             }
             if (reading == Reading.BODY) {
-                if (config.requestBodyTimeoutMillis > 0
-                        && now - (readingSince + nanos(config.requestBodyTimeoutMillis)) >= 0) {
-                    bodyTimedOut("the request body did not end within " + config.requestBodyTimeoutMillis + " ms");
+                if (config.settings.requestBodyTimeoutMillis > 0
+                        && now - (readingSince + nanos(config.settings.requestBodyTimeoutMillis)) >= 0) {
+                    bodyTimedOut("the request body did not end within " + config.settings.requestBodyTimeoutMillis + " ms");
                     return;
                 }
-                if (config.minRequestBodyRate > 0 && now - rateDue(config.minRequestBodyRate) >= 0) {
-                    bodyTimedOut("the request body came slower than " + config.minRequestBodyRate + " bytes/s ("
+                if (config.settings.minRequestBodyRate() > 0 && now - rateDue(config.settings.minRequestBodyRate()) >= 0) {
+                    bodyTimedOut("the request body came slower than " + config.settings.minRequestBodyRate() + " bytes/s ("
                             + readingBodyBytes + " bytes in " + TimeUnit.NANOSECONDS.toMillis(now - readingSince)
                             + " ms)");
                     return;
                 }
             }
         }
-        if (betweenRequests() && config.idleTimeoutMillis > 0
-                && now - (lastActive + nanos(config.idleTimeoutMillis)) >= 0) {
+        if (betweenRequests() && config.settings.idleTimeoutMillis > 0
+                && now - (lastActive + nanos(config.settings.idleTimeoutMillis)) >= 0) {
             timedOut(TransportObserver.ClientDeadline.IDLE);
             log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
             ctx.close();
@@ -668,7 +668,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (!written.isDone()) {
             ScheduledFuture<?> deadline = ctx.executor().schedule(() -> {
                 channel.close();
-            }, config.sendTimeoutMillis, TimeUnit.MILLISECONDS);
+            }, config.settings.sendTimeoutMillis, TimeUnit.MILLISECONDS);
             channel.closeFuture().addListener(closed -> deadline.cancel(false));
         }
     }

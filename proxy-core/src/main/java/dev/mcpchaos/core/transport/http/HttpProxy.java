@@ -20,9 +20,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.NettyRuntime;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.SystemPropertyUtil;
@@ -36,11 +33,9 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code responseTimeout}, 413 for a body over the limit, 431 for headers over the limit, 503
  * past {@code maxConnections}.
  *
- * <p><b>Limits</b> (defaults): request body 16 MiB; JSON response held for interception 64 MiB;
+ * <p><b>Limits</b> (defaults; each a setting of {@link HttpSettings.Builder}): request body 16 MiB; JSON response held for interception 64 MiB;
  * SSE event 16 MiB; header block 16 KiB; 10,000 client connections; connect timeout 5 s;
  * response timeout (to the response head) 5 min; response body timeout (between two pieces of a
  * body that is not SSE) 60 s; idle keep-alive connection 5 min (a connection
@@ -107,16 +102,17 @@ public final class HttpProxy implements AutoCloseable {
 
     private HttpProxy(Builder builder, HttpProxyConfig config) throws IOException {
         this.config = config;
-        this.buffers = new BufferBudget(builder.maxBuffered > 0 ? builder.maxBuffered : defaultMaxBuffered());
+        HttpSettings settings = config.settings;
+        this.buffers = new BufferBudget(settings.maxBuffered() > 0 ? settings.maxBuffered() : defaultMaxBuffered());
         this.io = builder.io != null ? builder.io.requireAvailable() : IoTransport.auto();
-        this.group = io.newEventLoopGroup(builder.ioThreads > 0 ? builder.ioThreads : defaultIoThreads(),
+        this.group = io.newEventLoopGroup(settings.ioThreads() > 0 ? settings.ioThreads() : defaultIoThreads(),
                 "mcp-chaos-http");
         // Without an executor of the user's, each session's interceptors run on the event loop of
         // the connection that began it: no thread hop for a session that stays on one connection.
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
         sessions = newSessions(builder.interceptors, builder.executor, builder.alloc, config.observer,
-                builder.sessionIdleTimeout, builder.maxSessions, builder.executor != null ? builder.executor : group.next());
+                settings.sessionIdleTimeout(), settings.maxSessions(), builder.executor != null ? builder.executor : group.next());
         // No TCP_NODELAY child option: both of Netty's transports set it on every socket already,
         // and setting it again was one system call more per connection.
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -131,15 +127,15 @@ public final class HttpProxy implements AutoCloseable {
                     }
                 });
         try {
-            serverChannel = bootstrap.bind(builder.listen).syncUninterruptibly().channel();
+            serverChannel = bootstrap.bind(settings.listen()).syncUninterruptibly().channel();
         } catch (Exception e) {
             shutdownExecutors();
-            throw new IOException("cannot listen on " + builder.listen + ": " + e.getMessage(), e);
+            throw new IOException("cannot listen on " + settings.listen() + ": " + e.getMessage(), e);
         }
-        if (isOwnAddress(builder.upstream, address())) {
+        if (isOwnAddress(settings.upstream(), address())) {
             serverChannel.close().syncUninterruptibly();
             shutdownExecutors();
-            throw new IOException("the upstream " + builder.upstream + " is this proxy's own address (listening on "
+            throw new IOException("the upstream " + settings.upstream() + " is this proxy's own address (listening on "
                     + format(address()) + "): every request would come back to the proxy, each on a new "
                     + "connection, until it runs out of file descriptors (expected: the MCP server's address)");
         }
@@ -201,9 +197,17 @@ public final class HttpProxy implements AutoCloseable {
         return Runtime.getRuntime().maxMemory() / 2;
     }
 
-    /** A builder for a proxy in front of {@code upstream}, such as {@code http://127.0.0.1:3001/mcp}. */
+    /** A builder for a proxy with these settings. */
+    public static Builder builder(HttpSettings settings) {
+        return new Builder(settings);
+    }
+
+    /**
+     * A builder for a proxy in front of {@code upstream}, such as {@code http://127.0.0.1:3001/mcp},
+     * with the default settings ({@link HttpSettings#builder}).
+     */
     public static Builder builder(URI upstream) {
-        return new Builder(upstream);
+        return new Builder(HttpSettings.builder(upstream).build());
     }
 
     private void initClientChannel(SocketChannel ch) {
@@ -211,12 +215,12 @@ public final class HttpProxy implements AutoCloseable {
             ch.close(); // accepted just before the listener closed: a client retries elsewhere
             return;
         }
-        if (connections.incrementAndGet() > config.maxConnections) {
+        if (connections.incrementAndGet() > config.settings.maxConnections()) {
             connections.decrementAndGet();
             config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.CONNECTIONS, null,
-                    config.maxConnections + 1L);
+                    config.settings.maxConnections() + 1L);
             log.warn("refused a connection from {}: {} connections open (the limit)", ch.remoteAddress(),
-                    config.maxConnections);
+                    config.settings.maxConnections());
             ch.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                     + "Connection: close\r\n\r\n", StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
             return;
@@ -243,7 +247,7 @@ public final class HttpProxy implements AutoCloseable {
         pipeline.addLast("read-watch", frontend.readWatch());
         // Heads the scanner vouches for are read in place; the rest by Netty's decoder, as before.
         pipeline.addLast("http", new Http1ServerCodec(new HttpDecoderConfig().setMaxInitialLineLength(8192)
-                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024), Math.min(8192, config.maxHeaderSize)));
+                .setMaxHeaderSize(config.settings.maxHeaderSize()).setMaxChunkSize(64 * 1024), Math.min(8192, config.settings.maxHeaderSize())));
         pipeline.addLast("frontend", frontend);
     }
 
@@ -270,7 +274,7 @@ public final class HttpProxy implements AutoCloseable {
         return sessions;
     }
 
-    /** How many bytes of bodies the proxy holds for its clients now (see {@link Builder#maxBuffered}). */
+    /** How many bytes of bodies the proxy holds for its clients now (see {@link HttpSettings.Builder#maxBuffered}). */
     public long bufferedBytes() {
         return buffers.held();
     }
@@ -455,56 +459,21 @@ public final class HttpProxy implements AutoCloseable {
         return address.getHostString() + ':' + address.getPort();
     }
 
-    /** Configures and starts an {@link HttpProxy}. */
+    /**
+     * Starts an {@link HttpProxy} with {@link HttpSettings} and what is not a setting: the
+     * interceptors, the observer, and how it runs (I/O transport, executor, allocator).
+     */
     public static final class Builder {
-        private final URI upstream;
-        private InetSocketAddress listen = new InetSocketAddress("127.0.0.1", 0);
+        private final HttpSettings settings;
         private final List<FrameInterceptor> interceptors = new ArrayList<>();
-        private boolean rewriteHost;
-        private Path trustedCa;
-        private boolean trustAnyCertificate;
-        private int maxRequestBody = 16 * 1024 * 1024;
-        private int maxJsonResponseBody = 64 * 1024 * 1024;
-        private int maxSseEventSize = 16 * 1024 * 1024;
-        private int maxHeaderSize = 16 * 1024;
-        private int maxConnections = 10_000;
-        private long maxBuffered;
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration responseTimeout = Duration.ofMinutes(5);
-        private Duration responseBodyTimeout = Duration.ofSeconds(60);
-        private Duration idleTimeout = Duration.ofMinutes(5);
-        private Duration sessionIdleTimeout = HttpSessions.DEFAULT_IDLE_TIMEOUT;
-        private int maxSessions = HttpSessions.DEFAULT_MAX_SESSIONS;
-        private Duration requestHeadTimeout = Duration.ofSeconds(10);
-        private Duration requestBodyTimeout = Duration.ofSeconds(60);
-        private long minRequestBodyRate = 500;
-        private Duration sendTimeout = Duration.ofSeconds(60);
-        private int ioThreads;
         /** null: {@link IoTransport#auto()}. */
         private IoTransport io;
         private EventExecutor executor;
         private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         private TransportObserver observer = TransportObserver.NONE;
 
-        private Builder(URI upstream) {
-            this.upstream = Objects.requireNonNull(upstream, "upstream");
-            String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https") || upstream.getHost() == null) {
-                throw new IllegalArgumentException("upstream: " + upstream
-                        + " (expected: an http:// or https:// URL with a host, such as http://127.0.0.1:3001/mcp)");
-            }
-            // Request paths and queries pass as the client sent them: a query or fragment here
-            // would be silently ignored, so it is refused.
-            if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
-                throw new IllegalArgumentException("upstream: " + upstream
-                        + " (expected: no query or fragment; the client's request line passes unchanged)");
-            }
-        }
-
-        /** Where to listen; default 127.0.0.1 on a free port. */
-        public Builder listen(InetSocketAddress address) {
-            this.listen = Objects.requireNonNull(address, "address");
-            return this;
+        private Builder(HttpSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
         }
 
         /** Adds an interceptor; they run in the order added. */
@@ -513,179 +482,6 @@ public final class HttpProxy implements AutoCloseable {
             return this;
         }
 
-        /** Sends the upstream's own host in {@code Host} instead of the client's; default: the client's. */
-        public Builder rewriteHost(boolean rewrite) {
-            this.rewriteHost = rewrite;
-            return this;
-        }
-
-        /** Trusts upstream certificates issued by the CA in this PEM file (https upstreams). */
-        public Builder trustedCa(Path pemFile) {
-            this.trustedCa = Objects.requireNonNull(pemFile, "pemFile");
-            return this;
-        }
-
-        /** Accepts any upstream certificate. For test servers only: it gives up TLS's protection. */
-        public Builder trustAnyCertificate(boolean trustAny) {
-            this.trustAnyCertificate = trustAny;
-            return this;
-        }
-
-        /** Largest POST body, in bytes; larger ones are answered 413. Default 16 MiB. */
-        public Builder maxRequestBody(int bytes) {
-            this.maxRequestBody = requirePositive(bytes, "maxRequestBody");
-            return this;
-        }
-
-        /**
-         * The most bytes of bodies held for all clients at once: POST bodies being read or held
-         * by a fault, JSON answers being gathered. Past it a new request body is answered 503
-         * with {@code Retry-After} and a JSON answer passes uninspected; both are counted as the
-         * limit {@code buffered}. Default: half the maximum heap.
-         */
-        public Builder maxBuffered(long bytes) {
-            if (bytes < 1) {
-                throw new IllegalArgumentException("maxBuffered: " + bytes + " (expected: >= 1)");
-            }
-            this.maxBuffered = bytes;
-            return this;
-        }
-
-        /** Largest JSON response held for interception; larger ones pass uninspected. Default 64 MiB. */
-        public Builder maxJsonResponseBody(int bytes) {
-            this.maxJsonResponseBody = requirePositive(bytes, "maxJsonResponseBody");
-            return this;
-        }
-
-        /**
-         * Largest SSE event that interceptors may act on; a larger one is dropped, counted and
-         * logged then. While no interceptor acts on a stream (none inspects it, or all only
-         * observe), its bytes are relayed as they come and an event over the limit is only
-         * counted and logged: nothing holds it. Default 16 MiB.
-         */
-        public Builder maxSseEventSize(int bytes) {
-            this.maxSseEventSize = requirePositive(bytes, "maxSseEventSize");
-            return this;
-        }
-
-        /** Largest header block, in bytes; larger ones are answered 431. Default 16 KiB. */
-        public Builder maxHeaderSize(int bytes) {
-            this.maxHeaderSize = requirePositive(bytes, "maxHeaderSize");
-            return this;
-        }
-
-        /** Most client connections open at once; more are answered 503. Default 10,000. */
-        public Builder maxConnections(int connections) {
-            this.maxConnections = requirePositive(connections, "maxConnections");
-            return this;
-        }
-
-        /** Time to connect to the upstream. Default 5 s. */
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = requirePositive(timeout, "connectTimeout");
-            return this;
-        }
-
-        /** Time from sending a request to the upstream's response head; then 504. Default 5 min. */
-        public Builder responseTimeout(Duration timeout) {
-            this.responseTimeout = requirePositive(timeout, "responseTimeout");
-            return this;
-        }
-
-        /**
-         * The longest wait between two pieces of a response body that is not an SSE stream (a JSON
-         * answer, a download), from the head on: then 504 while nothing of it reached the client,
-         * a cut connection after. SSE streams have no such deadline: they may idle as long as
-         * the server likes. Default 60 s, as nginx's {@code proxy_read_timeout}.
-         */
-        public Builder responseBodyTimeout(Duration timeout) {
-            this.responseBodyTimeout = requirePositive(timeout, "responseBodyTimeout");
-            return this;
-        }
-
-        /**
-         * Time a client connection may sit between requests (no exchange in progress, nothing of
-         * a next request read) before it is closed. Only a finished exchange starts it again:
-         * bytes that trickle in start a request head, which has its own deadline
-         * ({@link #requestHeadTimeout}). Default 5 min.
-         */
-        public Builder idleTimeout(Duration timeout) {
-            this.idleTimeout = requirePositive(timeout, "idleTimeout");
-            return this;
-        }
-
-        /**
-         * Time an MCP session is kept with no exchange of it in flight (an open GET stream, or a
-         * request waiting for its answer, is one) and none ended; then the proxy forgets it, as
-         * it would one it never saw: a later request with its id passes on to the upstream,
-         * which answers as it will. Counted ({@link TransportObserver#sessionExpired}). Default 30 min.
-         */
-        public Builder sessionIdleTimeout(Duration timeout) {
-            this.sessionIdleTimeout = requirePositive(timeout, "sessionIdleTimeout");
-            return this;
-        }
-
-        /**
-         * Time from the first byte of a request head to its end; then 408 and the connection
-         * closed. Default 10 s (nginx's {@code client_header_timeout} is 60 s; Envoy's
-         * {@code request_headers_timeout} is off unless set).
-         */
-        public Builder requestHeadTimeout(Duration timeout) {
-            this.requestHeadTimeout = requirePositive(timeout, "requestHeadTimeout");
-            return this;
-        }
-
-        /**
-         * Most MCP sessions kept at once; a new one past that evicts the least recently used idle
-         * session (the least recently used of all when every one is busy), counted as
-         * {@link TransportObserver#sessionExpired}. Default 10,000.
-         */
-        public Builder maxSessions(int sessions) {
-            this.maxSessions = requirePositive(sessions, "maxSessions");
-            return this;
-        }
-
-        /**
-         * Time from the end of a request head to the last byte of its body; then 408 (with a
-         * JSON-RPC error) and the connection closed. Default 60 s (nginx's
-         * {@code client_body_timeout}, 60 s, counts between two reads instead; Envoy's
-         * {@code request_timeout}, off unless set, counts the whole request).
-         */
-        public Builder requestBodyTimeout(Duration timeout) {
-            this.requestBodyTimeout = requirePositive(timeout, "requestBodyTimeout");
-            return this;
-        }
-
-        /**
-         * The least a request body must average from the end of its head, in bytes per second,
-         * once its first second is over: a body that falls behind is answered 408 at once,
-         * instead of holding its connection until {@link #requestBodyTimeout}. 0: no minimum.
-         * Default 500 bytes/s (Apache's {@code RequestReadTimeout body=20,MinRate=500}; nginx and
-         * Envoy have none).
-         */
-        public Builder minRequestBodyRate(long bytesPerSecond) {
-            if (bytesPerSecond < 0) {
-                throw new IllegalArgumentException("minRequestBodyRate: " + bytesPerSecond + " (expected: >= 0)");
-            }
-            this.minRequestBodyRate = bytesPerSecond;
-            return this;
-        }
-
-        /**
-         * The longest a client connection may go without taking what the proxy writes to it:
-         * counted while the connection is not writable (more than Netty's high water mark, 64 KiB,
-         * waits to be sent), from the moment it became so; then the connection is closed.
-         * Default 60 s (nginx's {@code send_timeout}; Envoy has none per connection).
-         */
-        public Builder sendTimeout(Duration timeout) {
-            this.sendTimeout = requirePositive(timeout, "sendTimeout");
-            return this;
-        }
-
-        /**
-         * I/O threads (event loops); default: one per core, or {@code io.netty.eventLoopThreads}
-         * when that system property is set.
-         */
         /**
          * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null):
          * epoll, else NIO ({@link IoTransport#auto()}). One that is not available makes
@@ -693,14 +489,6 @@ public final class HttpProxy implements AutoCloseable {
          */
         public Builder io(IoTransport io) {
             this.io = io;
-            return this;
-        }
-
-        public Builder ioThreads(int threads) {
-            if (threads < 0) {
-                throw new IllegalArgumentException("ioThreads: " + threads + " (expected: >= 0)");
-            }
-            this.ioThreads = threads;
             return this;
         }
 
@@ -734,45 +522,9 @@ public final class HttpProxy implements AutoCloseable {
             return new HttpProxy(this, config());
         }
 
-        /** The settings a proxy started now would run with; also what a test drives a part of the proxy with. */
+        /** What a proxy started now would run with; also what a test drives a part of the proxy with. */
         HttpProxyConfig config() throws SSLException {
-            boolean tls = "https".equalsIgnoreCase(upstream.getScheme());
-            int port = upstream.getPort() != -1 ? upstream.getPort() : tls ? 443 : 80;
-            InetSocketAddress address = InetSocketAddress.createUnresolved(upstream.getHost(), port);
-            String label = upstream.getScheme().toLowerCase(Locale.ROOT) + "://" + upstream.getHost() + ':' + port;
-            boolean defaultPort = upstream.getPort() == -1;
-            String hostHeader = defaultPort ? upstream.getHost() : upstream.getHost() + ':' + port;
-            HttpProxyConfig config = new HttpProxyConfig(address, label, hostHeader, tls ? sslContext() : null,
-                    rewriteHost, maxRequestBody, maxJsonResponseBody, maxSseEventSize, maxHeaderSize, maxConnections,
-                    (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()), responseTimeout.toMillis(),
-                    responseBodyTimeout.toMillis(), idleTimeout.toMillis(), requestHeadTimeout.toMillis(),
-                    requestBodyTimeout.toMillis(), minRequestBodyRate, sendTimeout.toMillis(), observer);
-            return config;
-        }
-
-        private SslContext sslContext() throws SSLException {
-            SslContextBuilder tls = SslContextBuilder.forClient().endpointIdentificationAlgorithm("HTTPS");
-            if (trustAnyCertificate) {
-                tls.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
-            } else if (trustedCa != null) {
-                tls.trustManager(trustedCa.toFile());
-            }
-            return tls.build();
-        }
-
-        private static int requirePositive(int value, String name) {
-            if (value < 1) {
-                throw new IllegalArgumentException(name + ": " + value + " (expected: >= 1)");
-            }
-            return value;
-        }
-
-        private static Duration requirePositive(Duration value, String name) {
-            Objects.requireNonNull(value, name);
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
-            }
-            return value;
+            return HttpProxyConfig.of(settings, observer);
         }
     }
 }

@@ -2,60 +2,56 @@ package dev.mcpchaos.core.transport.http;
 
 import dev.mcpchaos.core.observe.TransportObserver;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 
+import javax.net.ssl.SSLException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.Locale;
 
-/** The settings of a running {@link HttpProxy}, fixed at start. */
+/**
+ * What a running {@link HttpProxy} runs with, fixed at start: its {@link HttpSettings}, and what
+ * is made from them and given beside them (the upstream's address and TLS context, the observer).
+ */
 final class HttpProxyConfig {
+    final HttpSettings settings;
     final InetSocketAddress upstream;
     final String upstreamLabel;
     final String upstreamHostHeader;
+    /** Null for an http:// upstream. */
     final SslContext upstreamTls;
-    final boolean rewriteHost;
-    final int maxRequestBody;
-    final int maxJsonResponseBody;
-    final int maxSseEventSize;
-    final int maxHeaderSize;
-    final int maxConnections;
-    final int connectTimeoutMillis;
-    final long responseTimeoutMillis;
-    /** The longest wait between two pieces of a response body that is not an SSE stream. */
-    final long responseBodyTimeoutMillis;
-    final long idleTimeoutMillis;
-    /** From the first byte of a request head to its end. */
-    final long requestHeadTimeoutMillis;
-    /** From the end of a request head to the last byte of its body. */
-    final long requestBodyTimeoutMillis;
-    /** The least a request body must average, in bytes per second, after its first second; 0: no minimum. */
-    final long minRequestBodyRate;
-    /** The longest a client connection may stay unwritable (a client that does not read). */
-    final long sendTimeoutMillis;
     final TransportObserver observer;
 
-    HttpProxyConfig(InetSocketAddress upstream, String upstreamLabel, String upstreamHostHeader, SslContext upstreamTls,
-                    boolean rewriteHost, int maxRequestBody, int maxJsonResponseBody, int maxSseEventSize,
-                    int maxHeaderSize, int maxConnections, int connectTimeoutMillis, long responseTimeoutMillis,
-                    long responseBodyTimeoutMillis, long idleTimeoutMillis, long requestHeadTimeoutMillis,
-                    long requestBodyTimeoutMillis, long minRequestBodyRate, long sendTimeoutMillis,
-                    TransportObserver observer) {
-        this.upstream = upstream;
-        this.upstreamLabel = upstreamLabel;
-        this.upstreamHostHeader = upstreamHostHeader;
+    private HttpProxyConfig(HttpSettings settings, SslContext upstreamTls, TransportObserver observer) {
+        URI url = settings.upstream();
+        boolean defaultPort = url.getPort() == -1;
+        int port = defaultPort ? upstreamTls != null ? 443 : 80 : url.getPort();
+        this.settings = settings;
+        this.upstream = InetSocketAddress.createUnresolved(url.getHost(), port);
+        this.upstreamLabel = url.getScheme().toLowerCase(Locale.ROOT) + "://" + url.getHost() + ':' + port;
+        this.upstreamHostHeader = defaultPort ? url.getHost() : url.getHost() + ':' + port;
         this.upstreamTls = upstreamTls;
-        this.rewriteHost = rewriteHost;
-        this.maxRequestBody = maxRequestBody;
-        this.maxJsonResponseBody = maxJsonResponseBody;
-        this.maxSseEventSize = maxSseEventSize;
-        this.maxHeaderSize = maxHeaderSize;
-        this.maxConnections = maxConnections;
-        this.connectTimeoutMillis = connectTimeoutMillis;
-        this.responseTimeoutMillis = responseTimeoutMillis;
-        this.responseBodyTimeoutMillis = responseBodyTimeoutMillis;
-        this.idleTimeoutMillis = idleTimeoutMillis;
-        this.requestHeadTimeoutMillis = requestHeadTimeoutMillis;
-        this.requestBodyTimeoutMillis = requestBodyTimeoutMillis;
-        this.minRequestBodyRate = minRequestBodyRate;
-        this.sendTimeoutMillis = sendTimeoutMillis;
         this.observer = observer;
+    }
+
+    /**
+     * What a proxy with {@code settings} and {@code observer} would run with.
+     *
+     * @throws SSLException when the TLS settings cannot be used
+     */
+    static HttpProxyConfig of(HttpSettings settings, TransportObserver observer) throws SSLException {
+        boolean tls = "https".equalsIgnoreCase(settings.upstream().getScheme());
+        return new HttpProxyConfig(settings, tls ? sslContext(settings) : null, observer);
+    }
+
+    private static SslContext sslContext(HttpSettings settings) throws SSLException {
+        SslContextBuilder tls = SslContextBuilder.forClient().endpointIdentificationAlgorithm("HTTPS");
+        if (settings.trustAnyCertificate()) {
+            tls.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
+        } else if (settings.trustedCa() != null) {
+            tls.trustManager(settings.trustedCa().toFile());
+        }
+        return tls.build();
     }
 }

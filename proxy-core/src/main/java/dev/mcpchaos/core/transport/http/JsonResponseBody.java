@@ -61,9 +61,9 @@ final class JsonResponseBody implements ResponseBody {
         boolean last = content instanceof LastHttpContent;
         ByteBuf bytes = content.content();
         long size = gathered.readableBytes() + bytes.readableBytes();
-        if (size > out.config().maxJsonResponseBody) {
+        if (size > out.config().settings.maxJsonResponseBody()) {
             log.info("{}: JSON response over {} bytes: relayed without interception", out.label(),
-                    out.config().maxJsonResponseBody);
+                    out.config().settings.maxJsonResponseBody());
             return goRaw(content);
         }
         if (!out.reserve(gathered.capacityNeeded(bytes, last))) {

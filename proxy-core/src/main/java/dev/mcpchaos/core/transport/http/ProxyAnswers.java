@@ -66,9 +66,9 @@ final class ProxyAnswers {
         config.observer.limitBreached(TransportKind.HTTP, TransportObserver.Limit.REQUEST_BODY,
                 Direction.CLIENT_TO_SERVER, size);
         log.info("request body of {} bytes or more is over the limit of {} bytes: answered 413", size,
-                config.maxRequestBody);
+                config.settings.maxRequestBody());
         return new ErrorAnswer(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "mcp-chaos: request body over the limit of "
-                + config.maxRequestBody + " bytes", false, null);
+                + config.settings.maxRequestBody() + " bytes", false, null);
     }
 
     /**
@@ -89,9 +89,9 @@ final class ProxyAnswers {
     ErrorAnswer upstreamSilent() {
         config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT, label());
         log.info("{} {}: the upstream did not answer within {} ms: answered 504",
-                head.method(), head.uri(), config.responseTimeoutMillis);
+                head.method(), head.uri(), config.settings.responseTimeoutMillis);
         return new ErrorAnswer(HttpResponseStatus.GATEWAY_TIMEOUT, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " did not answer within " + config.responseTimeoutMillis + " ms");
+                + " did not answer within " + config.settings.responseTimeoutMillis + " ms");
     }
 
     /** The body stopped coming for the response body timeout: 504 before the response began, a cut after. */
@@ -100,13 +100,13 @@ final class ProxyAnswers {
                 label() + " (body)");
         if (begun) {
             log.info("{} {}: the upstream's response body stopped coming for {} ms: closing the client's connection",
-                    head.method(), head.uri(), config.responseBodyTimeoutMillis);
+                    head.method(), head.uri(), config.settings.responseBodyTimeoutMillis);
             return null;
         }
         log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504",
-                head.method(), head.uri(), config.responseBodyTimeoutMillis);
+                head.method(), head.uri(), config.settings.responseBodyTimeoutMillis);
         return new ErrorAnswer(HttpResponseStatus.GATEWAY_TIMEOUT, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " stopped sending its response for " + config.responseBodyTimeoutMillis + " ms");
+                + " stopped sending its response for " + config.settings.responseBodyTimeoutMillis + " ms");
     }
 
     /** The upstream closed its connection before the response all came: 502 before the response began, a cut after. */

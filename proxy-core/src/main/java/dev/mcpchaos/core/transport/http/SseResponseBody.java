@@ -162,7 +162,7 @@ final class SseResponseBody implements ResponseBody {
     private SseFrameDecoder newDecoder() {
         HttpProxyConfig config = out.config();
         return new SseFrameDecoder(Direction.SERVER_TO_CLIENT,
-                new SseFramer(config.maxSseEventSize, out.alloc()),
+                new SseFramer(config.settings.maxSseEventSize(), out.alloc()),
                 () -> out.chain().session().nextSequence(Direction.SERVER_TO_CLIENT))
                 .onOversized(size -> config.observer.limitBreached(TransportKind.HTTP,
                         TransportObserver.Limit.SSE_EVENT_SIZE, Direction.SERVER_TO_CLIENT, size));

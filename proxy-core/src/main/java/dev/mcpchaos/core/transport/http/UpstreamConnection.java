@@ -152,7 +152,7 @@ final class UpstreamConnection implements UpstreamLink {
                 .group(client.eventLoop())
                 .channel(channelType)
                 // TCP_NODELAY is both transports' default: setting it again is a system call more.
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.settings.connectTimeoutMillis)
                 // The proxy's allocator, as the client connection has: Netty's default (adaptive)
                 // cost the request's encoding and the response's read 8 % more CPU per request.
                 .option(ChannelOption.ALLOCATOR, client.alloc())
@@ -167,8 +167,8 @@ final class UpstreamConnection implements UpstreamLink {
                                     config.upstream.getHostString(), config.upstream.getPort()));
                         }
                         ch.pipeline().addLast("http", new Http1ClientCodec(new HttpDecoderConfig().setMaxInitialLineLength(4096)
-                                .setMaxHeaderSize(config.maxHeaderSize).setMaxChunkSize(64 * 1024),
-                                Math.min(4096, config.maxHeaderSize)));
+                                .setMaxHeaderSize(config.settings.maxHeaderSize()).setMaxChunkSize(64 * 1024),
+                                Math.min(4096, config.settings.maxHeaderSize())));
                         ch.pipeline().addLast("http10-keep-alive", HTTP10_KEEP_ALIVE);
                         ch.pipeline().addLast("backend", handler);
                     }

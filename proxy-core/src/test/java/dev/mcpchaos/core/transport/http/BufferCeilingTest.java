@@ -83,8 +83,9 @@ class BufferCeilingTest {
     }
 
     private void startProxy(long maxBuffered, ByteBufAllocator alloc) throws IOException {
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))
-                .maxBuffered(maxBuffered).alloc(alloc).observer(observer).start();
+        proxy = HttpProxy.builder(HttpSettings.builder(
+                        URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))
+                .maxBuffered(maxBuffered).build()).alloc(alloc).observer(observer).start();
     }
 
     /** Opens a connection that declares {@code declared} bytes of body, sends {@code sent}, and stops. */

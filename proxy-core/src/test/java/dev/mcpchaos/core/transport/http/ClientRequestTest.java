@@ -27,8 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ClientRequestTest {
 
     private static HttpProxyConfig config(int maxRequestBody) throws Exception {
-        return HttpProxy.builder(URI.create("http://127.0.0.1:9/mcp")).rewriteHost(true)
-                .maxRequestBody(maxRequestBody).config();
+        return TestFrontends.builder(settings -> settings.rewriteHost(true).maxRequestBody(maxRequestBody)).config();
     }
 
     private static HttpRequest post(int length) {

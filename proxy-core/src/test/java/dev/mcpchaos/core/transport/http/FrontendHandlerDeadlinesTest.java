@@ -31,8 +31,7 @@ class FrontendHandlerDeadlinesTest {
 
     @BeforeEach
     void start() throws Exception {
-        HttpProxyConfig config = TestFrontends.builder()
-                .idleTimeout(Duration.ofSeconds(30))
+        HttpProxyConfig config = TestFrontends.builder(settings -> settings.idleTimeout(Duration.ofSeconds(30)))
                 .observer(new TransportObserver() {
                     @Override
                     public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {
@@ -154,7 +153,7 @@ class FrontendHandlerDeadlinesTest {
     void aBodyThatStopsIsAnswered408AtTheBodyDeadlineWithNoMinimumRate() throws Exception {
         client.finishAndReleaseAll();
         timeouts.clear();
-        HttpProxyConfig config = TestFrontends.builder().minRequestBodyRate(0)
+        HttpProxyConfig config = TestFrontends.builder(settings -> settings.minRequestBodyRate(0))
                 .observer(new TransportObserver() {
                     @Override
                     public void clientTimedOut(TransportKind transport, ClientDeadline deadline) {

@@ -45,6 +45,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -166,7 +167,13 @@ class HttpProxyTest {
     }
 
     private HttpProxy.Builder proxyBuilder() {
-        return HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"));
+        return proxyBuilder(settings -> settings);
+    }
+
+    /** A proxy in front of the test's upstream, with these settings. */
+    private HttpProxy.Builder proxyBuilder(UnaryOperator<HttpSettings.Builder> settings) {
+        return HttpProxy.builder(settings.apply(HttpSettings.builder(
+                URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))).build());
     }
 
     private URI proxyUri() {
@@ -202,7 +209,7 @@ class HttpProxyTest {
 
     @Test
     void hostIsRewrittenWhenAsked() throws Exception {
-        proxy = proxyBuilder().rewriteHost(true).start();
+        proxy = proxyBuilder(s -> s.rewriteHost(true)).start();
         post(INIT);
         assertThat(upstreamHost.get()).isEqualTo("127.0.0.1:" + upstream.getAddress().getPort());
     }
@@ -210,7 +217,7 @@ class HttpProxyTest {
     @Test
     void rulesSeeTheRequestHeadersTheClientSentWhileTheUpstreamGetsThemPrepared() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        proxy = proxyBuilder().rewriteHost(true).interceptor((ctx, frame) -> {
+        proxy = proxyBuilder(s -> s.rewriteHost(true)).interceptor((ctx, frame) -> {
             seen.add(frame.direction().arrow() + " host=" + frame.requestHeader("Host") + " keep-alive="
                     + frame.requestHeader("keep-alive") + " x-hop=" + frame.requestHeader("X-Hop")
                     + " x-custom=" + frame.requestHeader("x-custom"));
@@ -249,7 +256,7 @@ class HttpProxyTest {
 
     @Test
     void anIdleUpstreamConnectionOutlivesItsClientConnectionAndServesTheNext() throws Exception {
-        proxy = proxyBuilder().ioThreads(1).start();
+        proxy = proxyBuilder(s -> s.ioThreads(1)).start();
         for (int i = 0; i < 3; i++) {
             assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
             awaitIdleUpstreams(1);
@@ -272,7 +279,7 @@ class HttpProxyTest {
     @Test
     void upstreamConnectionsUseTheProxysAllocatorAsClientConnectionsDo() throws Exception {
         ByteBufAllocator alloc = new UnpooledByteBufAllocator(false);
-        proxy = proxyBuilder().ioThreads(1).alloc(alloc).start();
+        proxy = proxyBuilder(s -> s.ioThreads(1)).alloc(alloc).start();
         assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200").endsWith(INIT_RESULT);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> proxy.upstreamPool().idleCount() == 1);
@@ -283,7 +290,7 @@ class HttpProxyTest {
 
     @Test
     void upstreamConnectionsReadUpToAQuarterMebibyteAtATimeOnceAStreamRunsFast() throws Exception {
-        proxy = proxyBuilder().ioThreads(1).start();
+        proxy = proxyBuilder(s -> s.ioThreads(1)).start();
         assertThat(postOnNewConnection(INIT)).startsWith("HTTP/1.1 200");
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> proxy.upstreamPool().idleCount() == 1);
@@ -325,7 +332,7 @@ class HttpProxyTest {
         for (String listen : List.of("127.0.0.1", "0.0.0.0")) {
             for (String host : List.of("127.0.0.1", "localhost")) {
                 URI itself = URI.create("http://" + host + ":" + port + "/mcp");
-                assertThatThrownBy(() -> HttpProxy.builder(itself).listen(new InetSocketAddress(listen, port)).start())
+                assertThatThrownBy(() -> HttpProxy.builder(HttpSettings.builder(itself).listen(new InetSocketAddress(listen, port)).build()).start())
                         .as("listening on %s, upstream %s", listen, itself).isInstanceOf(IOException.class)
                         .hasMessageStartingWith("the upstream " + itself + " is this proxy's own address")
                         .hasMessageContaining("expected: the MCP server's address");
@@ -334,7 +341,7 @@ class HttpProxyTest {
         // The twin: the same listen address with an upstream one port away starts, and the refused
         // starts let their port go.
         URI next = URI.create("http://127.0.0.1:" + (port == 65535 ? port - 1 : port + 1) + "/mcp");
-        proxy = HttpProxy.builder(next).listen(new InetSocketAddress("127.0.0.1", port)).start();
+        proxy = HttpProxy.builder(HttpSettings.builder(next).listen(new InetSocketAddress("127.0.0.1", port)).build()).start();
         assertThat(proxy.address().getPort()).isEqualTo(port);
         assertThat(HttpProxy.isOwnAddress(URI.create("http://127.0.0.2:" + port + "/mcp"), proxy.address()))
                 .as("another loopback address is another socket").isFalse();
@@ -342,7 +349,7 @@ class HttpProxyTest {
 
     @Test
     void anUpstreamConnectionTheUpstreamClosesIsNotReusedAndAGoneUpstreamIsStillAnswered502() throws Exception {
-        proxy = proxyBuilder().ioThreads(1).start();
+        proxy = proxyBuilder(s -> s.ioThreads(1)).start();
         // The upstream closes after this answer (Connection: close): its connection is not kept.
         assertThat(postOnNewConnection("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"close/after\"}"))
                 .startsWith("HTTP/1.1 200");
@@ -361,7 +368,7 @@ class HttpProxyTest {
 
     @Test
     void faultsStillActPerRequestOnPooledUpstreamConnections() throws Exception {
-        proxy = proxyBuilder().ioThreads(1).interceptor((ctx, frame) -> {
+        proxy = proxyBuilder(s -> s.ioThreads(1)).interceptor((ctx, frame) -> {
             if ("busy".equals(frame.method())) {
                 ctx.connection().respondHttp(frame, 503, java.util.Map.of(), Unpooled.EMPTY_BUFFER);
                 ctx.drop(frame);
@@ -664,7 +671,7 @@ class HttpProxyTest {
 
     @Test
     void silentUpstreamIsAnswered504() throws Exception {
-        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(300)).observer(observed).start();
+        proxy = proxyBuilder(s -> s.responseTimeout(Duration.ofMillis(300))).observer(observed).start();
         HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"slow/never\"}");
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.body()).contains("\"id\":9").contains("did not answer within 300 ms");
@@ -675,7 +682,7 @@ class HttpProxyTest {
     void theResponseTimeoutCountsFromEachRequestOnAKeptAliveConnection() throws Exception {
         // One timer serves the connection's requests: the one started by the first (answered) request
         // fires before the second's deadline, and must wait on for it, not answer the second early.
-        proxy = proxyBuilder().responseTimeout(Duration.ofMillis(600)).observer(observed).start();
+        proxy = proxyBuilder(s -> s.responseTimeout(Duration.ofMillis(600))).observer(observed).start();
         try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
             socket.setSoTimeout(10_000);
             InputStream in = socket.getInputStream();
@@ -714,7 +721,7 @@ class HttpProxyTest {
 
     @Test
     void bodyOverTheLimitIsAnswered413() throws Exception {
-        proxy = proxyBuilder().maxRequestBody(100).observer(observed).start();
+        proxy = proxyBuilder(s -> s.maxRequestBody(100)).observer(observed).start();
         HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"p\":\""
                 + "z".repeat(500) + "\"}}");
         assertThat(response.statusCode()).isEqualTo(413);
@@ -736,7 +743,7 @@ class HttpProxyTest {
 
     @Test
     void idleTimeoutClosesIdleConnectionsButNeverAStreamInProgress() throws Exception {
-        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(300)).start();
+        proxy = proxyBuilder(s -> s.idleTimeout(Duration.ofMillis(300))).start();
         try (Socket idle = new Socket("127.0.0.1", proxy.address().getPort())) {
             idle.setSoTimeout(10_000);
             assertThat(idle.getInputStream().read()).isEqualTo(-1); // closed by the proxy
@@ -752,7 +759,7 @@ class HttpProxyTest {
     void theIdleTimeoutCountsFromTheLastExchangeOnAKeptAliveConnection() throws Exception {
         // A connection in use past the timeout is not cut; once it has had no exchange for the
         // timeout, it is.
-        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(800)).start();
+        proxy = proxyBuilder(s -> s.idleTimeout(Duration.ofMillis(800))).start();
         try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
             socket.setSoTimeout(10_000);
             InputStream in = socket.getInputStream();
@@ -773,7 +780,7 @@ class HttpProxyTest {
     @Test
     void aClientStillSendingItsRequestHeadIsNotIdle() throws Exception {
         // Nothing is decoded until the head is whole, but every read counts as activity.
-        proxy = proxyBuilder().idleTimeout(Duration.ofMillis(500)).start();
+        proxy = proxyBuilder(s -> s.idleTimeout(Duration.ofMillis(500))).start();
         try (Socket socket = new Socket("127.0.0.1", proxy.address().getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
@@ -791,7 +798,7 @@ class HttpProxyTest {
 
     @Test
     void connectionsOverTheLimitAreAnswered503() throws Exception {
-        proxy = proxyBuilder().maxConnections(1).observer(observed).start();
+        proxy = proxyBuilder(s -> s.maxConnections(1)).observer(observed).start();
         try (Socket held = new Socket("127.0.0.1", proxy.address().getPort())) {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.openConnections() == 1);
             try (Socket refused = new Socket("127.0.0.1", proxy.address().getPort())) {

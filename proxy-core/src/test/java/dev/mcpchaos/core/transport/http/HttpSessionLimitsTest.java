@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -120,8 +121,13 @@ class HttpSessionLimitsTest {
     }
 
     private HttpProxy.Builder proxyBuilder() {
-        return HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))
-                .observer(counts);
+        return proxyBuilder(settings -> settings);
+    }
+
+    /** A proxy in front of the test's upstream, with these settings, counting what it observes. */
+    private HttpProxy.Builder proxyBuilder(UnaryOperator<HttpSettings.Builder> settings) {
+        return HttpProxy.builder(settings.apply(HttpSettings.builder(
+                URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))).build()).observer(counts);
     }
 
     private HttpResponse<String> post(String body, String session) throws Exception {
@@ -152,7 +158,7 @@ class HttpSessionLimitsTest {
         int max = 100;
         int flood = 10_000; // or as many as 45 s allow on a loaded machine, and at least 20 times the maximum
         List<WeakReference<Session>> firstSessions = new CopyOnWriteArrayList<>();
-        proxy = proxyBuilder().maxSessions(max).interceptor((ctx, frame) -> {
+        proxy = proxyBuilder(s -> s.maxSessions(max)).interceptor((ctx, frame) -> {
             if (firstSessions.size() < 50 && frame.envelope().kind() == MessageKind.NOTIFICATION) {
                 firstSessions.add(new WeakReference<>(ctx.session()));
             }
@@ -197,7 +203,7 @@ class HttpSessionLimitsTest {
 
     @Test
     void theNewestSessionsSurviveEviction() throws Exception {
-        proxy = proxyBuilder().maxSessions(3).start();
+        proxy = proxyBuilder(s -> s.maxSessions(3)).start();
         String[] ids = new String[6];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = initialize();
@@ -212,7 +218,7 @@ class HttpSessionLimitsTest {
     @Test
     void anIdleSessionIsForgottenAndCountedWhileOneWithAnOpenStreamOrRegularRequestsIsKept() throws Exception {
         Duration idle = Duration.ofMillis(400);
-        proxy = proxyBuilder().sessionIdleTimeout(idle).start();
+        proxy = proxyBuilder(s -> s.sessionIdleTimeout(idle)).start();
         String forgotten = initialize();
         String streaming = initialize();
         String polling = initialize();
@@ -247,7 +253,7 @@ class HttpSessionLimitsTest {
     @Test
     void aForgottenSessionStillWorksEndToEndAndIsKeptAgain() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        proxy = proxyBuilder().sessionIdleTimeout(Duration.ofMillis(200)).interceptor((ctx, frame) -> {
+        proxy = proxyBuilder(s -> s.sessionIdleTimeout(Duration.ofMillis(200))).interceptor((ctx, frame) -> {
             if (frame.envelope().kind() == MessageKind.RESPONSE) {
                 seen.add(ctx.session().id() + " " + frame.method());
             }

@@ -25,6 +25,7 @@ import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -87,8 +88,10 @@ class HttpsUpstreamTest {
         }
     }
 
-    private HttpProxy.Builder proxyBuilder() {
-        return HttpProxy.builder(URI.create("https://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"));
+    /** A proxy in front of the test's https upstream, with these settings. */
+    private HttpProxy.Builder proxyBuilder(UnaryOperator<HttpSettings.Builder> settings) {
+        return HttpProxy.builder(settings.apply(HttpSettings.builder(
+                URI.create("https://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp"))).build());
     }
 
     private HttpResponse<String> ping() throws Exception {
@@ -101,7 +104,7 @@ class HttpsUpstreamTest {
 
     @Test
     void unknownCertificateIsRefusedWithA502() throws Exception {
-        proxy = proxyBuilder().start();
+        proxy = proxyBuilder(settings -> settings).start();
         HttpResponse<String> response = ping();
         assertThat(response.statusCode()).isEqualTo(502);
         assertThat(response.body()).contains("\"id\":1").contains("cannot reach the upstream https://127.0.0.1:")
@@ -145,7 +148,7 @@ class HttpsUpstreamTest {
 
     @Test
     void certificateOfATrustedCaIsAccepted() throws Exception {
-        proxy = proxyBuilder().trustedCa(caPem).start();
+        proxy = proxyBuilder(s -> s.trustedCa(caPem)).start();
         HttpResponse<String> response = ping();
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
@@ -153,7 +156,7 @@ class HttpsUpstreamTest {
 
     @Test
     void anyCertificateIsAcceptedWhenAskedExplicitly() throws Exception {
-        proxy = proxyBuilder().trustAnyCertificate(true).start();
+        proxy = proxyBuilder(s -> s.trustAnyCertificate(true)).start();
         assertThat(ping().statusCode()).isEqualTo(200);
     }
 

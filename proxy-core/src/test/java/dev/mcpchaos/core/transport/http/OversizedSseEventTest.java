@@ -160,8 +160,8 @@ class OversizedSseEventTest {
         }, "sse-upstream");
         upstreamThread.setDaemon(true);
         upstreamThread.start();
-        proxy = HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getLocalPort() + "/mcp"))
-                .maxSseEventSize(LIMIT)
+        proxy = HttpProxy.builder(HttpSettings.builder(URI.create("http://127.0.0.1:" + upstream.getLocalPort() + "/mcp"))
+                        .maxSseEventSize(LIMIT).build())
                 .interceptor(interceptor)
                 .observer(observer)
                 .start();

@@ -365,7 +365,7 @@ class ResponseBodyTest {
         }
 
         Output(List<FrameInterceptor> interceptors, int maxJsonBody) throws Exception {
-            config = HttpProxy.builder(URI.create("http://127.0.0.1:9/mcp")).maxJsonResponseBody(maxJsonBody).config();
+            config = TestFrontends.builder(settings -> settings.maxJsonResponseBody(maxJsonBody)).config();
             chain = new InterceptorChain(interceptors, new Session("test"), TransportKind.HTTP, channel.eventLoop(),
                     ByteBufAllocator.DEFAULT, NO_CONNECTION, frame -> frame.release(),
                     frame -> body.deliver(frame));

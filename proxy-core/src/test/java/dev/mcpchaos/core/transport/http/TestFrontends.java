@@ -10,6 +10,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * Front ends for {@code EmbeddedChannel} tests with no proxy and no server: the settings of a
@@ -26,9 +27,14 @@ final class TestFrontends {
         return builder().config();
     }
 
-    /** A builder whose settings a test changes and then takes with {@code config()}. */
+    /** A builder with the default settings, which a test gives an observer and then takes with {@code config()}. */
     static HttpProxy.Builder builder() {
-        return HttpProxy.builder(URI.create("http://127.0.0.1:9/mcp"));
+        return builder(settings -> settings);
+    }
+
+    /** A builder with the settings a test changes, to take with {@code config()}. */
+    static HttpProxy.Builder builder(UnaryOperator<HttpSettings.Builder> settings) {
+        return HttpProxy.builder(settings.apply(HttpSettings.builder(URI.create("http://127.0.0.1:9/mcp"))).build());
     }
 
     /** A front end with {@code config} whose upstream cannot be reached: every request is answered 502 at once. */

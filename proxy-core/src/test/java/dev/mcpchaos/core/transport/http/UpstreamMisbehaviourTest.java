@@ -94,12 +94,11 @@ class UpstreamMisbehaviourTest {
         }, "scripted-upstream");
         upstreamThread.setDaemon(true);
         upstreamThread.start();
-        HttpProxy.Builder builder = HttpProxy.builder(URI.create("http://127.0.0.1:" + upstream.getLocalPort() + "/mcp"))
-                .observer(observer);
+        HttpSettings.Builder settings = HttpSettings.builder(URI.create("http://127.0.0.1:" + upstream.getLocalPort() + "/mcp"));
         if (bodyTimeout != null) {
-            builder.responseBodyTimeout(bodyTimeout);
+            settings.responseBodyTimeout(bodyTimeout);
         }
-        proxy = builder.start();
+        proxy = HttpProxy.builder(settings.build()).observer(observer).start();
     }
 
     /** Reads a request head and its Content-Length body. */
