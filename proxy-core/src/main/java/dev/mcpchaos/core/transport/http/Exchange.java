@@ -112,8 +112,6 @@ final class Exchange {
      * {@link ResponseWriter#answeredStatus} and what {@link dev.mcpchaos.core.frame.HeaderSource} shows.
      */
     private volatile boolean headLeft;
-    /** A fault's answer, reserved and waiting for the chain's turn to end (see {@link #answerAfterThisTurn}). */
-    private Runnable pendingAnswer;
     /** How the exchange ended; null while it has not (the response is DONE once it is not null). */
     private Ending ending;
 
@@ -161,7 +159,7 @@ final class Exchange {
     }
 
     /** Whether the caller runs on the client connection's event loop, where all of this exchange's state lives. */
-    private boolean inLoop() {
+    boolean inLoop() {
         return downstream.eventLoop().inEventLoop();
     }
 
@@ -382,7 +380,7 @@ final class Exchange {
             }
             return;
         }
-        if (!response.headCame() && phase != Phase.DONE && pendingAnswer == null) {
+        if (!response.headCame() && phase != Phase.DONE && !route.answerPending()) {
             ProxyAnswers.ErrorAnswer error = answers.upstreamSilent();
             upstream.close();
             respondWithError(error);
@@ -577,8 +575,8 @@ final class Exchange {
         if (phase == Phase.DONE) {
             return HttpProxy.DrainOutcome.CUT;
         }
-        if (pendingAnswer != null) {
-            writePendingAnswer(); // a fault's answer, due on the next turn: it goes now, as its own end
+        if (route.answerPending()) {
+            route.writePendingAnswer(); // a fault's answer, due on the next turn: it goes now, as its own end
             return phase == Phase.DONE ? HttpProxy.DrainOutcome.FINISHED : HttpProxy.DrainOutcome.CUT;
         }
         response.answerHere(); // what the upstream still sends is not for the client any more
@@ -677,36 +675,6 @@ final class Exchange {
      */
     void afterHeld(Runnable task) {
         chain.endRoute(route, Direction.SERVER_TO_CLIENT, () -> onLoop(null, task));
-    }
-
-    /**
-     * Runs a fault's answer on the client connection's loop once the chain's current turn is
-     * over. The fault's event is published when the fault's action returns, on the chain's loop:
-     * written at once, the answer could reach the client (and a test read the journal) before the
-     * event is in it. On the client's loop the answer is reserved at once ({@link UpstreamResponse#answerHere}),
-     * so that nothing else (a late upstream answer, a timeout, the drain) answers meanwhile.
-     */
-    void answerAfterThisTurn(Runnable answer) {
-        Runnable next = answer;
-        if (downstream.eventLoop().inEventLoop()) {
-            response.answerHere();
-            pendingAnswer = answer;
-            next = this::writePendingAnswer;
-        }
-        Runnable onClientLoop = next;
-        try {
-            chain.executor().execute(() -> onLoop(null, onClientLoop));
-        } catch (RejectedExecutionException e) {
-            onLoop(null, onClientLoop); // the chain's loop is shutting down: there is no later turn
-        }
-    }
-
-    private void writePendingAnswer() {
-        Runnable answer = pendingAnswer;
-        pendingAnswer = null;
-        if (answer != null) {
-            answer.run();
-        }
     }
 
     /**

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * An {@link Exchange} as the chain and its faults reach it: the route of every frame that
@@ -25,7 +26,7 @@ import java.util.Map;
  * must be decided at once (will a fault's answer replace the response?) reads only what the loop
  * published ({@link Exchange#headLeft()}, {@link UpstreamResponse#oneMessageBody}, the headers);
  * everything that changes the exchange is posted to the client connection's event loop
- * ({@link Exchange#onLoop}, {@link Exchange#answerAfterThisTurn}).
+ * ({@link Exchange#onLoop}, {@link #answerAfterThisTurn}).
  */
 final class ExchangeActions implements ExchangeContext {
 
@@ -34,6 +35,9 @@ final class ExchangeActions implements ExchangeContext {
     private final Exchange exchange;
     private final ClientRequest request;
     private final UpstreamResponse response;
+
+    /** A fault's answer, reserved on the loop and waiting for the chain's turn to end (see {@link #answerAfterThisTurn}). */
+    private Runnable pendingAnswer;
 
     ExchangeActions(Exchange exchange) {
         this.exchange = exchange;
@@ -180,7 +184,7 @@ final class ExchangeActions implements ExchangeContext {
             // The request that met the fault is answered as every later one of the session is:
             // 404 with the JSON-RPC error, and never forwarded.
             Object id = at.envelope().id();
-            exchange.answerAfterThisTurn(() -> {
+            answerAfterThisTurn(() -> {
                 if (exchange.begun()) {
                     return; // the client went away meanwhile
                 }
@@ -213,7 +217,7 @@ final class ExchangeActions implements ExchangeContext {
             answer.release();
             return false;
         }
-        exchange.answerAfterThisTurn(() -> {
+        answerAfterThisTurn(() -> {
             if (exchange.begun()) {
                 answer.release();
                 return;
@@ -242,6 +246,42 @@ final class ExchangeActions implements ExchangeContext {
     @Override
     public void stall() {
         exchange.onLoop(null, exchange.writer::stall);
+    }
+
+    /**
+     * Runs a fault's answer on the client connection's loop once the chain's current turn is
+     * over. The fault's event is published when the fault's action returns, on the chain's loop:
+     * written at once, the answer could reach the client (and a test read the journal) before the
+     * event is in it. On the client's loop the answer is reserved at once ({@link UpstreamResponse#answerHere}),
+     * so that nothing else (a late upstream answer, a timeout, the drain) answers meanwhile.
+     */
+    private void answerAfterThisTurn(Runnable answer) {
+        Runnable next = answer;
+        if (exchange.inLoop()) {
+            response.answerHere();
+            pendingAnswer = answer;
+            next = this::writePendingAnswer;
+        }
+        Runnable onClientLoop = next;
+        try {
+            exchange.chain.executor().execute(() -> exchange.onLoop(null, onClientLoop));
+        } catch (RejectedExecutionException e) {
+            exchange.onLoop(null, onClientLoop); // the chain's loop is shutting down: there is no later turn
+        }
+    }
+
+    /** Whether a fault's answer is reserved and due on the next turn (on the loop): a timeout must not answer meanwhile. */
+    boolean answerPending() {
+        return pendingAnswer != null;
+    }
+
+    /** Writes a fault's answer that is due on the next turn now (the drain cannot wait for it). */
+    void writePendingAnswer() {
+        Runnable answer = pendingAnswer;
+        pendingAnswer = null;
+        if (answer != null) {
+            answer.run();
+        }
     }
 
     @Override
