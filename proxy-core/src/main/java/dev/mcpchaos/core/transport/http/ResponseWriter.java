@@ -203,10 +203,7 @@ final class ResponseWriter implements ResponseOutput {
 
     @Override
     public void process(List<Frame> frames) {
-        Object route = exchange.route;
-        for (Frame frame : frames) {
-            frame.route(route);
-        }
+        onThisExchange(frames);
         try {
             if (frames.size() == 1) {
                 chain.process(frames.get(0));
@@ -220,14 +217,19 @@ final class ResponseWriter implements ResponseOutput {
 
     @Override
     public void observe(List<Frame> frames) {
-        Object route = exchange.route;
-        for (Frame frame : frames) {
-            frame.route(route);
-        }
+        onThisExchange(frames);
         try {
             chain.observe(frames);
         } catch (RejectedExecutionException e) {
             frames.forEach(Frame::release);
+        }
+    }
+
+    /** Gives the frames a body made this exchange's route, before the chain sees them. */
+    private void onThisExchange(List<Frame> frames) {
+        Object route = exchange.route;
+        for (Frame frame : frames) {
+            frame.route(route);
         }
     }
 
