@@ -3,7 +3,6 @@ package dev.mcpchaos.core.transport.http;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -12,29 +11,23 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.util.ByteProcessor;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -49,15 +42,15 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The client connection is read while an exchange is in progress, so a client that goes away
  * mid-stream is noticed at once and its upstream stream closed; pipelined requests wait their
- * turn, and past {@value #MAX_WAITING} waiting pieces reading pauses. The upstream connection is
+ * turn, and past {@value WaitingRequests#MAX_WAITING} waiting pieces reading pauses. The upstream connection is
  * not read while the client connection is not writable.
  *
- * <p>Deadlines (see {@code docs/limits.md}): a request head must end within the head timeout of
- * its first byte, a body within the body timeout of its head and at no less than the minimum
- * rate after its first second: else 408, in the request's turn among pipelined ones, and the
- * connection closes. Between requests the connection closes after the idle timeout, which only a
- * finished exchange starts over; a connection that stays unwritable for the send timeout closes.
- * A request the decoder refuses, anywhere in it, is answered 400 and the connection closes; a
+ * <p>Its parts: the {@link ClientDeadlines} (request head, body and its rate, idle, send) decide
+ * when a deadline passed, and the front end what follows (a head or body too late is answered
+ * 408, in the request's turn among pipelined ones, and the connection closes); the
+ * {@link WaitingRequests} hold the pipelined requests; the {@link KeepAliveHeader} says what a
+ * response's {@code Connection} header must; the {@link ResponseTimer} keeps the exchanges'
+ * response deadlines, the {@link LingeringClose} a refused body's. A request the decoder refuses, anywhere in it, is answered 400 and the connection closes; a
  * body answered 413 before it ended is read and thrown away first (up to
  * {@value LingeringClose#MAX_DISCARDED_BODY} bytes, while it keeps coming), so the client is not reset.
  */
@@ -75,46 +68,18 @@ final class FrontendHandler extends ChannelDuplexHandler {
     /** The upstream side of this connection, made when the handler is added. */
     private UpstreamLink upstream;
     private Exchange current;
-    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
-    /** Pipelined HTTP objects held before the connection stops being read. */
-    private static final int MAX_WAITING = 64;
+    /** Pipelined requests waiting their turn. */
+    private final WaitingRequests waiting = new WaitingRequests();
 
     /** The response and response body timeouts of this connection's exchanges; made when the handler is added. */
     private ResponseTimer responseTimer;
     /** The connection closed: what the decoder still hands on from its last read is released. */
     private boolean inactive;
 
-    /**
-     * When the connection began or last ended an exchange (on the loop's ticker): between
-     * requests, it is idle, and closed, once the idle timeout has passed since. What the client
-     * sends does not move it: bytes of a next request start that request's head deadline.
-     */
-    private long lastActive;
-
-    /** A body is held to the minimum rate from its second second on: its first packets may take a while. */
-    private static final long RATE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Stands in {@link #waiting} for a pipelined request that missed its deadline: its turn answers 408. */
-    private static final Object TIMED_OUT = new Object();
-
-    /** What the decoder is in the middle of reading: nothing, a request head, or a request's body. */
-    private enum Reading { BETWEEN, HEAD, BODY }
-
-    private Reading reading = Reading.BETWEEN;
-    /** When the head or body being read began, or when reading resumed after the proxy paused it. */
-    private long readingSince;
-    /** Body bytes read since {@link #readingSince}. */
-    private long readingBodyBytes;
-    /** The request whose body is being read (its head has come, its end not yet); null otherwise. */
-    private HttpRequest readingRequest;
-    /** {@link #readingRequest} waits in {@link #waiting} (pipelined) rather than being the current exchange's. */
-    private boolean readingQueued;
     /** The method of the current exchange is POST: it answers nothing before its body is whole. */
     private boolean currentPost;
-    /**
-     * The current exchange's request is HTTP/1.0 and asked for keep-alive: its response must say
-     * {@code Connection: keep-alive}, or the client takes it as the connection's last.
-     */
-    private boolean currentHttp10KeepAlive;
+    /** What the Connection header of a response says for an HTTP/1.0 keep-alive request or a drain. */
+    private final KeepAliveHeader keepAlive;
     /** The proxy stopped reading (pipelined requests wait): the client's head and body clocks stand still. */
     private boolean readPaused;
     /**
@@ -124,23 +89,10 @@ final class FrontendHandler extends ChannelDuplexHandler {
     private boolean closing;
     /** {@link #closeAfterWrites} was called: the close follows the last write. */
     private boolean closeArmed;
-    /** The 408 queued in {@link #waiting}: its HTTP version and its message. */
-    private HttpVersion timedOutVersion = HttpVersion.HTTP_1_1;
-    private String timedOutMessage;
     /** A refused body being read and thrown away before the connection closes (413). */
     private final LingeringClose lingering = new LingeringClose();
-    /** The connection is not writable (the client does not take what is written), since {@link #unwritableSince}. */
-    private boolean unwritable;
-    private long unwritableSince;
-
-    /**
-     * The client deadlines (request head, request body and its rate, idle, send) share one
-     * timer task per connection, as the response timeout does: it is due no later than the
-     * earliest deadline in force, wakes, acts or sleeps on to the next. A request that comes
-     * whole in one read never touches it; a phase that spans reads moves it only earlier.
-     */
-    private ScheduledFuture<?> deadlineTimer;
-    private long deadlineTimerDue;
+    /** The client deadlines: request head, request body and its rate, idle, send (one timer task). */
+    private final ClientDeadlines deadlines;
 
     /** The front end of a connection of {@code proxy}: its settings, sessions, buffers, drain and upstream connections. */
     FrontendHandler(HttpProxy proxy) {
@@ -158,6 +110,8 @@ final class FrontendHandler extends ChannelDuplexHandler {
         this.buffers = buffers;
         this.proxyDraining = draining;
         this.upstreams = upstreams;
+        this.deadlines = new ClientDeadlines(this, config, lingering);
+        this.keepAlive = new KeepAliveHeader(draining);
     }
 
     HttpSessions sessions() {
@@ -179,28 +133,25 @@ final class FrontendHandler extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.deadlines.attach(ctx);
         this.upstream = upstreams.open(ctx.channel(), new UpstreamListener());
-        this.responseTimer = new ResponseTimer(ctx, () -> unwritable);
+        this.responseTimer = new ResponseTimer(ctx, deadlines::unwritable);
     }
 
     /** The handler to put before the HTTP codec: it sees the bytes the client sends, before they are decoded. */
     ChannelHandler readWatch() {
-        return new ReadWatch();
+        return deadlines.readWatch();
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        lastActive = ticker();
-        armDeadlines(lastActive);
+        deadlines.connected();
         super.channelActive(ctx);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (reading != Reading.BETWEEN) {
-            // A head or a body that did not come whole in this read: its deadline is in force.
-            armDeadlines(ticker());
-        }
+        deadlines.readComplete();
         super.channelReadComplete(ctx);
     }
 
@@ -213,27 +164,25 @@ final class FrontendHandler extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg);
             return;
         }
-        track(msg);
+        deadlines.track(msg);
         if (closing) {
             ReferenceCountUtil.release(msg); // the connection's last answer is on its way
             return;
         }
         if (lingering.active()) {
-            if (lingering.discard(msg, ticker())) {
+            if (lingering.discard(msg, deadlines.ticker())) {
                 closing = true;
                 ctx.close();
             }
             return;
         }
         if (current != null && current.requestComplete() || !waiting.isEmpty()) {
-            waiting.add(msg); // a pipelined request: its turn comes when the current one is answered
-            if (msg == readingRequest) {
-                readingQueued = true;
-            }
+            boolean full = waiting.add(msg); // a pipelined request: its turn comes when the current one is answered
+            deadlines.queued(msg, true);
             if (msg instanceof HttpObject && ((HttpObject) msg).decoderResult().isFailure()) {
                 closing = true; // answered 400 in its turn; nothing after it is read
                 pauseReading();
-            } else if (waiting.size() >= MAX_WAITING) {
+            } else if (full) {
                 pauseReading(); // enough queued: read on once they are served
             }
             return;
@@ -241,32 +190,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
         handle(msg);
     }
 
-    /** Follows what the decoder has read of the client's requests, for their deadlines. */
-    private void track(Object msg) {
-        if (msg instanceof HttpRequest) {
-            readingRequest = (HttpRequest) msg;
-            readingQueued = false;
-            startReading(Reading.BODY);
-        }
-        if (msg instanceof HttpContent) {
-            readingBodyBytes += ((HttpContent) msg).content().readableBytes();
-            if (msg instanceof LastHttpContent) {
-                reading = Reading.BETWEEN;
-                readingRequest = null;
-                readingQueued = false;
-            }
-        }
-    }
-
-    private void startReading(Reading phase) {
-        reading = phase;
-        readingSince = ticker();
-        readingBodyBytes = 0;
-    }
-
     private void handle(Object msg) {
-        if (msg == TIMED_OUT) {
-            answerTimedOut(timedOutVersion, timedOutMessage);
+        if (msg instanceof WaitingRequests.TimedOut timedOut) {
+            answerTimedOut(timedOut.version(), timedOut.message());
             return;
         }
         if (msg instanceof HttpObject && ((HttpObject) msg).decoderResult().isFailure()) {
@@ -275,9 +201,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
             rejectMalformed(cause);
             return;
         }
-        if (msg == readingRequest) {
-            readingQueued = false; // its turn came while its body is still coming
-        }
+        deadlines.queued(msg, false); // its turn came, maybe while its body is still coming
         if (msg instanceof HttpRequest && !isHttp1(((HttpRequest) msg).protocolVersion())) {
             HttpVersion version = ((HttpRequest) msg).protocolVersion();
             ReferenceCountUtil.release(msg);
@@ -287,8 +211,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpRequest) {
             HttpRequest request = (HttpRequest) msg;
             currentPost = HttpMethod.POST.equals(request.method());
-            // Read before the exchange takes the hop-by-hop headers off the request.
-            currentHttp10KeepAlive = request.protocolVersion() == HttpVersion.HTTP_1_0 && HttpUtil.isKeepAlive(request);
+            keepAlive.serving(request); // before the exchange takes the hop-by-hop headers off the request
             current = new Exchange(this, ctx.channel(), request, config, sessions);
             current.onRequestHead();
         }
@@ -407,20 +330,20 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
         keepAlive &= !proxyDraining.getAsBoolean(); // draining: every connection closes after its answer
         current = null;
-        lastActive = ticker();
+        deadlines.exchangeEnded();
         if (exchange.leftUpstreamIdle()) {
             upstream.idleAgain();
         }
         if (!keepAlive) {
-            if (reading == Reading.BODY && !readingQueued && !closing) {
+            if (deadlines.readingCurrentBody() && !closing) {
                 // Answered before its body was all read (a 413): read the rest and throw it away,
                 // then close. Closed at once, the unread bytes would make the client's system
                 // reset the connection, and a client that sends its whole body before reading
                 // would get the reset instead of the answer (RFC 9112 9.6).
-                long now = ticker();
+                long now = deadlines.ticker();
                 lingering.begin(now);
                 ctx.flush();
-                armDeadlines(now);
+                deadlines.arm(now);
                 return;
             }
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -429,11 +352,11 @@ final class FrontendHandler extends ChannelDuplexHandler {
         while (!waiting.isEmpty() && (current == null || !current.requestComplete()) && ctx.channel().isActive()) {
             handle(waiting.poll());
         }
-        if (waiting.size() < MAX_WAITING && readPaused && !closing) {
+        if (waiting.roomToRead() && readPaused && !closing) {
             resumeReading();
         }
         if (current == null) {
-            armDeadlines(lastActive); // between requests: the idle deadline
+            deadlines.armIdle(); // between requests: the idle deadline
         }
     }
 
@@ -446,139 +369,33 @@ final class FrontendHandler extends ChannelDuplexHandler {
 
     private void resumeReading() {
         readPaused = false;
-        if (reading != Reading.BETWEEN) {
-            // The clocks of a head or body stood still while the proxy did not read: they start over.
-            readingSince = ticker();
-            readingBodyBytes = 0;
-        }
+        deadlines.restartClocks();
         ctx.channel().config().setAutoRead(true);
         ctx.read();
-        armDeadlines(ticker());
+        deadlines.arm(deadlines.ticker());
     }
 
-    // ---- client deadlines ---------------------------------------------------------------------------
+    // ---- what the client deadlines end (ClientDeadlines decides when) -----------------------------------
 
-    private long ticker() {
-        return ctx.executor().ticker().nanoTime();
+    /** Whether nothing is being served or read between requests: the idle deadline runs. */
+    boolean betweenRequests() {
+        return !deadlines.midRequest() && current == null && waiting.isEmpty() && !lingering.active() && !closing;
     }
 
-    private static long nanos(long millis) {
-        return TimeUnit.MILLISECONDS.toNanos(millis);
+    /** Whether the client's requests are read and served: the head and body deadlines run. */
+    boolean readsRequests() {
+        return !closing && !readPaused;
     }
 
-    /** When the body being read falls under the minimum rate, given what it brought so far. */
-    private long rateDue(long rate) {
-        return readingSince + RATE_GRACE_NANOS + (long) (readingBodyBytes * 1_000_000_000.0 / rate);
+    /** Whether the connection's last answer is written or queued. */
+    boolean closing() {
+        return closing;
     }
 
-    private boolean betweenRequests() {
-        return reading == Reading.BETWEEN && current == null && waiting.isEmpty() && !lingering.active() && !closing;
-    }
-
-    /** Nanoseconds from {@code now} to the earliest deadline in force (<= 0: passed); Long.MAX_VALUE: none. */
-    private long untilNextDeadline(long now) {
-        long delay = Long.MAX_VALUE;
-        if (unwritable && config.settings.sendTimeoutMillis > 0) {
-            delay = Math.min(delay, unwritableSince + nanos(config.settings.sendTimeoutMillis) - now);
-        }
-        if (!closing && !readPaused) {
-            if (reading == Reading.HEAD && config.settings.requestHeadTimeoutMillis > 0) {
-                delay = Math.min(delay, readingSince + nanos(config.settings.requestHeadTimeoutMillis) - now);
-            } else if (reading == Reading.BODY) {
-                if (config.settings.requestBodyTimeoutMillis > 0) {
-                    delay = Math.min(delay, readingSince + nanos(config.settings.requestBodyTimeoutMillis) - now);
-                }
-                if (config.settings.minRequestBodyRate() > 0) {
-                    delay = Math.min(delay, rateDue(config.settings.minRequestBodyRate()) - now);
-                }
-            }
-        }
-        if (betweenRequests() && config.settings.idleTimeoutMillis > 0) {
-            delay = Math.min(delay, lastActive + nanos(config.settings.idleTimeoutMillis) - now);
-        }
-        if (lingering.active()) {
-            delay = Math.min(delay, lingering.idleDeadline() - now);
-        }
-        return delay;
-    }
-
-    /** Makes sure the deadline task wakes by the earliest deadline in force. Cheap when it already does. */
-    private void armDeadlines(long now) {
-        long delay = untilNextDeadline(now);
-        if (delay == Long.MAX_VALUE || !ctx.channel().isActive()) {
-            return;
-        }
-        delay = Math.max(0, delay);
-        long due = now + delay;
-        if (deadlineTimer != null) {
-            if (deadlineTimerDue - due <= 0) {
-                return; // it wakes in time, and then sleeps on to whatever is due
-            }
-            deadlineTimer.cancel(false);
-        }
-        deadlineTimerDue = due;
-        deadlineTimer = ctx.executor().schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
-    }
-
-    private void checkDeadlines() {
-        deadlineTimer = null;
-        if (!ctx.channel().isActive()) {
-            return;
-        }
-        long now = ticker();
-        if (unwritable && config.settings.sendTimeoutMillis > 0
-                && now - (unwritableSince + nanos(config.settings.sendTimeoutMillis)) >= 0) {
-            timedOut(TransportObserver.ClientDeadline.SEND);
-            log.info("client {} took nothing written to it for {} ms: closing the connection",
-                    ctx.channel().remoteAddress(), config.settings.sendTimeoutMillis);
-            ctx.close();
-            return;
-        }
-        if (lingering.active() && now - lingering.idleDeadline() >= 0) {
-            log.debug("client {} sent nothing more of a refused body for {} ms: closing the connection",
-                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(LingeringClose.IDLE_NANOS));
-            ctx.close();
-            return;
-        }
-        if (!closing && !readPaused) {
-            if (reading == Reading.HEAD && config.settings.requestHeadTimeoutMillis > 0
-                    && now - (readingSince + nanos(config.settings.requestHeadTimeoutMillis)) >= 0) {
-                headTimedOut(config.settings.requestHeadTimeoutMillis);
-                return;
-            }
-            if (reading == Reading.BODY) {
-                if (config.settings.requestBodyTimeoutMillis > 0
-                        && now - (readingSince + nanos(config.settings.requestBodyTimeoutMillis)) >= 0) {
-                    bodyTimedOut("the request body did not end within " + config.settings.requestBodyTimeoutMillis + " ms");
-                    return;
-                }
-                if (config.settings.minRequestBodyRate() > 0 && now - rateDue(config.settings.minRequestBodyRate()) >= 0) {
-                    bodyTimedOut("the request body came slower than " + config.settings.minRequestBodyRate() + " bytes/s ("
-                            + readingBodyBytes + " bytes in " + TimeUnit.NANOSECONDS.toMillis(now - readingSince)
-                            + " ms)");
-                    return;
-                }
-            }
-        }
-        if (betweenRequests() && config.settings.idleTimeoutMillis > 0
-                && now - (lastActive + nanos(config.settings.idleTimeoutMillis)) >= 0) {
-            timedOut(TransportObserver.ClientDeadline.IDLE);
-            log.debug("closing idle connection from {}", ctx.channel().remoteAddress());
-            ctx.close();
-            return;
-        }
-        armDeadlines(now);
-    }
-
-    private void timedOut(TransportObserver.ClientDeadline deadline) {
-        config.observer.clientTimedOut(TransportKind.HTTP, deadline);
-    }
-
-    private void headTimedOut(long timeoutMillis) {
-        timedOut(TransportObserver.ClientDeadline.HEAD);
+    /** A request head did not end within its deadline: 408, now or in its turn, and the connection closes. */
+    void headTimedOut(long timeoutMillis) {
         String message = "mcp-chaos: the request head did not end within " + timeoutMillis + " ms of its first byte";
         log.info("client {}: {}: answered 408", ctx.channel().remoteAddress(), message.substring(11));
-        reading = Reading.BETWEEN;
         if (current == null && waiting.isEmpty()) {
             answerTimedOut(HttpVersion.HTTP_1_1, message);
         } else {
@@ -586,12 +403,13 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
-    private void bodyTimedOut(String why) {
-        timedOut(TransportObserver.ClientDeadline.BODY);
-        HttpRequest request = readingRequest;
+    /**
+     * The body of {@code request} did not end within its deadline, or came too slowly; {@code
+     * queued}: it waits its pipelined turn. A 408 in its turn, or now for a POST that went nowhere;
+     * else the connection closes.
+     */
+    void bodyTimedOut(HttpRequest request, boolean queued, String why) {
         String message = "mcp-chaos: " + why;
-        reading = Reading.BETWEEN;
-        readingRequest = null;
         if (lingering.active()) {
             log.info("client {}: {} while a refused body was thrown away: closing the connection",
                     ctx.channel().remoteAddress(), why);
@@ -599,15 +417,9 @@ final class FrontendHandler extends ChannelDuplexHandler {
             return;
         }
         String name = request.method() + " " + request.uri();
-        if (readingQueued) {
+        if (queued) {
             // Pipelined: what came of it is dropped, and its turn answers 408.
-            while (!waiting.isEmpty()) {
-                Object last = waiting.pollLast();
-                ReferenceCountUtil.release(last);
-                if (last == request) {
-                    break;
-                }
-            }
+            waiting.dropLast(request);
             log.info("client {}: {} {}: answered 408 in its turn", ctx.channel().remoteAddress(), name, why);
             queueTimedOut(request.protocolVersion(), message);
         } else if (current != null && currentPost && !current.isDone()) {
@@ -627,9 +439,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     private void queueTimedOut(HttpVersion version, String message) {
         closing = true;
         pauseReading();
-        timedOutVersion = version;
-        timedOutMessage = message;
-        waiting.add(TIMED_OUT);
+        waiting.addTimedOut(version, message);
     }
 
     /** Answers 408 with a JSON-RPC error (no id: the request's message never came whole) and closes. */
@@ -673,17 +483,14 @@ final class FrontendHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request says it stays open. */
+    /**
+     * What an exchange writes to the client: a response head to an HTTP/1.0 keep-alive request
+     * says the connection stays open, one written while draining that it closes.
+     */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse && proxyDraining.getAsBoolean()) {
-            // Draining: the connection closes after this answer, and the client is told so.
-            ((HttpResponse) msg).headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        } else if (currentHttp10KeepAlive && msg instanceof HttpResponse) {
-            HttpHeaders headers = ((HttpResponse) msg).headers();
-            if (!headers.contains(HttpHeaderNames.CONNECTION)) {
-                headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            }
+        if (msg instanceof HttpResponse) {
+            keepAlive.onResponse((HttpResponse) msg);
         }
         ctx.write(msg, promise);
     }
@@ -693,13 +500,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
         boolean writable = ctx.channel().isWritable();
         // Read the upstream only as fast as the client drains.
         upstream.clientWritable(writable);
-        if (!writable && !unwritable) {
-            unwritable = true;
-            unwritableSince = ticker();
-            armDeadlines(unwritableSince); // the send deadline
-        } else if (writable) {
-            unwritable = false;
-        }
+        deadlines.writable(writable); // the send deadline
         super.channelWritabilityChanged(ctx);
     }
 
@@ -707,10 +508,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
         responseTimer.cancel();
-        if (deadlineTimer != null) {
-            deadlineTimer.cancel(false);
-            deadlineTimer = null;
-        }
+        deadlines.cancel();
         // The upstream first: a client that left must not leave its upstream stream open. Then,
         // whatever that did, the exchange and what waits let go of their buffers (fuzzing
         // finding F7: closing an upstream channel whose registration had failed threw, and the
@@ -724,9 +522,7 @@ final class FrontendHandler extends ChannelDuplexHandler {
                     current = null;
                 }
             } finally {
-                for (Object msg = waiting.poll(); msg != null; msg = waiting.poll()) {
-                    ReferenceCountUtil.release(msg);
-                }
+                waiting.releaseAll();
                 super.channelInactive(ctx);
             }
         }
@@ -753,21 +549,6 @@ final class FrontendHandler extends ChannelDuplexHandler {
             }
         }
         return false;
-    }
-
-    /**
-     * Sees the client's bytes before the HTTP codec: the first byte of a request head (not a
-     * CR or LF, which may come between requests, RFC 9112 2.2) starts the head's deadline.
-     */
-    private final class ReadWatch extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (reading == Reading.BETWEEN && !closing && !lingering.active() && msg instanceof ByteBuf
-                    && ((ByteBuf) msg).forEachByte(ByteProcessor.FIND_NON_CRLF) >= 0) {
-                startReading(Reading.HEAD);
-            }
-            ctx.fireChannelRead(msg);
-        }
     }
 
     /** What the upstream connection says goes to the exchange in progress; with none, it is thrown away. */

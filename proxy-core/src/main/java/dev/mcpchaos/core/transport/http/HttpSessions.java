@@ -68,26 +68,11 @@ final class HttpSessions implements AutoCloseable {
      * 2xx that comes after the end for a request that named the session (a stream's reconnect,
      * a request in flight beside the DELETE) must not bring it back into the table.
      */
-    private final Set<String> ended = Collections.newSetFromMap(
-            new LinkedHashMap<String, Boolean>() {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                    return size() > 10_000;
-                }
-            });
+    private final Set<String> ended = lastIds(10_000);
     /** Whether a fault ever expired a session; until one does, no request needs the lock. */
     private volatile boolean anyExpired;
-    private final Set<String> expired = Collections.newSetFromMap(
-            new LinkedHashMap<String, Boolean>() {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                    return size() > 10_000;
-                }
-            });
+    /** Sessions a fault expired, the last 10,000 (see {@link #expire}); guarded by itself. */
+    private final Set<String> expired = lastIds(10_000);
     private final List<FrameInterceptor> interceptors;
     private final EventExecutor fixedExecutor;
     private final ByteBufAllocator alloc;
@@ -120,16 +105,19 @@ final class HttpSessions implements AutoCloseable {
     }
 
     /** A session the table let go of, to report once the lock is released. */
-    private static final class Forgotten {
-        final String id;
-        final SessionExpiry reason;
-        final boolean busy;
+    private record Forgotten(String id, SessionExpiry reason, boolean busy) {
+    }
 
-        Forgotten(String id, SessionExpiry reason, boolean busy) {
-            this.id = id;
-            this.reason = reason;
-            this.busy = busy;
-        }
+    /** A set of ids that keeps the {@code max} added last, forgetting the oldest; not synchronized. */
+    private static Set<String> lastIds(int max) {
+        return Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > max;
+            }
+        });
     }
 
     HttpSessions(List<FrameInterceptor> interceptors, EventExecutor executor, ByteBufAllocator alloc,
@@ -394,17 +382,17 @@ final class HttpSessions implements AutoCloseable {
 
     private void report(List<Forgotten> forgotten) {
         for (Forgotten session : forgotten) {
-            if (session.reason == SessionExpiry.EVICTED && !evictedBefore) {
+            if (session.reason() == SessionExpiry.EVICTED && !evictedBefore) {
                 evictedBefore = true; // a benign race may log two at WARN
                 log.warn("session table full ({} sessions): evicted the least recently used, {}; later requests "
                         + "with its id pass on as if it had never been seen (see --max-sessions)", maxSessions,
-                        session.id);
+                        session.id());
             } else if (log.isDebugEnabled()) {
-                log.debug("session {} {}{}", session.id, session.reason == SessionExpiry.IDLE
+                log.debug("session {} {}{}", session.id(), session.reason() == SessionExpiry.IDLE
                         ? "was idle for " + Duration.ofNanos(idleTimeoutNanos) + ": forgotten"
-                        : "evicted: the table is full", session.busy ? " (with exchanges in flight)" : "");
+                        : "evicted: the table is full", session.busy() ? " (with exchanges in flight)" : "");
             }
-            observer.sessionExpired(TransportKind.HTTP, session.id, session.reason);
+            observer.sessionExpired(TransportKind.HTTP, session.id(), session.reason());
         }
     }
 
