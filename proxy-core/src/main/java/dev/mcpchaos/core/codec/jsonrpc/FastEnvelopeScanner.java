@@ -84,16 +84,15 @@ final class FastEnvelopeScanner {
     private int limit;
 
     // The object being captured (the root object, or the current element of a batch).
-    private String jsonrpc;
-    private boolean hasId;
-    private Object id;
-    private String method;
-    private String paramsName;
-    private boolean hasResult;
-    private boolean hasError;
+    private final EnvelopeMembers members = new EnvelopeMembers();
 
     // Set by skipString: whether the string just skipped had an escape, or a non-ASCII byte.
     private boolean escaped;
+    // Set by afterOpen and afterValue: whether the container just ended.
+    private boolean closed;
+    // Set by memberName: where the name of the member just read starts and ends in buffer.
+    private int nameStart;
+    private int nameEnd;
     private boolean nonAscii;
     // Set by captureString and captureId; meaningless after they fail (the whole scan fails).
     private String capturedText;
@@ -115,10 +114,7 @@ final class FastEnvelopeScanner {
         } finally {
             buffer = null;
             elements.clear();
-            jsonrpc = null;
-            id = null;
-            method = null;
-            paramsName = null;
+            members.clear();
             capturedText = null;
             capturedId = null;
         }
@@ -151,14 +147,14 @@ final class FastEnvelopeScanner {
     }
 
     private Envelope capturedObject() {
-        return Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError);
+        return members.envelope();
     }
 
     /** A root array: one envelope per element, objects captured, everything else "other". */
     private int batch(int p) {
-        p = skipWhitespace(p + 1);
-        if (p < limit && buffer[p] == ']') {
-            return p + 1;
+        p = afterOpen(p, (byte) ']');
+        if (closed) {
+            return p;
         }
         while (true) {
             if (p >= limit) {
@@ -177,18 +173,10 @@ final class FastEnvelopeScanner {
                 }
                 elements.add(Envelope.ofOther());
             }
-            p = skipWhitespace(p);
-            if (p >= limit) {
-                return FAIL;
+            p = afterValue(p, (byte) ']');
+            if (p == FAIL || closed) {
+                return p;
             }
-            byte c = buffer[p];
-            if (c == ']') {
-                return p + 1;
-            }
-            if (c != ',') {
-                return FAIL;
-            }
-            p = skipWhitespace(p + 1);
         }
     }
 
@@ -199,47 +187,24 @@ final class FastEnvelopeScanner {
      * whatever their value.
      */
     private int envelopeObject(int p) {
-        jsonrpc = null;
-        hasId = false;
-        id = null;
-        method = null;
-        paramsName = null;
-        hasResult = false;
-        hasError = false;
-        p = skipWhitespace(p + 1);
-        if (p < limit && buffer[p] == '}') {
-            return p + 1;
+        members.clear();
+        p = afterOpen(p, (byte) '}');
+        if (closed) {
+            return p;
         }
         while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
-            int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            int member = member(nameStart, p - 1);
-            p = skipColon(p);
+            p = memberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
-            p = memberValue(member, p);
+            p = memberValue(member(nameStart, nameEnd), p);
             if (p == FAIL) {
                 return FAIL;
             }
-            p = skipWhitespace(p);
-            if (p >= limit) {
-                return FAIL;
+            p = afterValue(p, (byte) '}');
+            if (p == FAIL || closed) {
+                return p;
             }
-            byte c = buffer[p];
-            if (c == '}') {
-                return p + 1;
-            }
-            if (c != ',') {
-                return FAIL;
-            }
-            p = skipWhitespace(p + 1);
         }
     }
 
@@ -292,24 +257,24 @@ final class FastEnvelopeScanner {
                     p = skipScalar(p);
                 }
                 if (member == JSONRPC) {
-                    jsonrpc = text;
+                    members.jsonrpc = text;
                 } else {
-                    method = text;
+                    members.method = text;
                 }
                 return p;
             case ID:
-                hasId = true;
+                members.hasId = true;
                 if (container) {
                     return skipContainer(p); // present, but its value stays as it was
                 }
                 p = captureId(p);
-                id = capturedId;
+                members.id = capturedId;
                 return p;
             case RESULT:
-                hasResult = true;
+                members.hasResult = true;
                 return skipValue(p);
             case ERROR:
-                hasError = true;
+                members.hasError = true;
                 return skipValue(p);
             case PARAMS:
                 return c == '{' ? paramsObject(p) : skipValue(p);
@@ -320,49 +285,79 @@ final class FastEnvelopeScanner {
 
     /** The params object at {@code p}: only its own member "name", when a string, is kept. */
     private int paramsObject(int p) {
-        p = skipWhitespace(p + 1);
-        if (p < limit && buffer[p] == '}') {
-            return p + 1;
+        p = afterOpen(p, (byte) '}');
+        if (closed) {
+            return p;
         }
         while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
-            int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            boolean name = p - 1 - nameStart == 4 && is(nameStart, "name");
-            p = skipColon(p);
+            p = memberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
+            boolean name = nameEnd - nameStart == 4 && is(nameStart, "name");
             if (name && buffer[p] == '"') {
                 p = captureString(p);
                 if (p == FAIL) {
                     return FAIL;
                 }
-                paramsName = capturedText;
+                members.paramsName = capturedText;
             } else {
                 p = skipValue(p);
                 if (p == FAIL) {
                     return FAIL;
                 }
             }
-            p = skipWhitespace(p);
-            if (p >= limit) {
-                return FAIL;
+            p = afterValue(p, (byte) '}');
+            if (p == FAIL || closed) {
+                return p;
             }
-            byte c = buffer[p];
-            if (c == '}') {
-                return p + 1;
-            }
-            if (c != ',') {
-                return FAIL;
-            }
-            p = skipWhitespace(p + 1);
         }
+    }
+
+    /**
+     * At a container's opening byte: whitespace, then its first value's position ({@link #closed}
+     * false), or, for an empty container, the position after {@code close} ({@link #closed} true).
+     */
+    private int afterOpen(int p, byte close) {
+        p = skipWhitespace(p + 1);
+        closed = p < limit && buffer[p] == close;
+        return closed ? p + 1 : p;
+    }
+
+    /**
+     * After a value in a container that {@code close} ends: whitespace, then ',' and whitespace
+     * (the next value's position, {@link #closed} false) or {@code close} (the position after it,
+     * {@link #closed} true); FAIL for anything else.
+     */
+    private int afterValue(int p, byte close) {
+        p = skipWhitespace(p);
+        if (p >= limit) {
+            return FAIL;
+        }
+        byte c = buffer[p];
+        closed = c == close;
+        if (closed) {
+            return p + 1;
+        }
+        return c == ',' ? skipWhitespace(p + 1) : FAIL;
+    }
+
+    /**
+     * At a member of an object being captured: its name, which must have no escape (its bytes
+     * are then {@code buffer[nameStart, nameEnd)}), then ':' and whitespace; the position of the
+     * value, or FAIL.
+     */
+    private int memberName(int p) {
+        if (p >= limit || buffer[p] != '"') {
+            return FAIL;
+        }
+        nameStart = p + 1;
+        p = skipString(nameStart);
+        if (p == FAIL || escaped) {
+            return FAIL;
+        }
+        nameEnd = p - 1;
+        return skipColon(p);
     }
 
     /** After a member name: whitespace, ':', whitespace; the position of the value. */
