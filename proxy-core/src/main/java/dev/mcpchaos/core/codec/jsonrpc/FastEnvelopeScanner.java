@@ -88,11 +88,6 @@ final class FastEnvelopeScanner {
 
     // Set by skipString: whether the string just skipped had an escape, or a non-ASCII byte.
     private boolean escaped;
-    // Set by afterOpen and afterValue: whether the container just ended.
-    private boolean closed;
-    // Set by memberName: where the name of the member just read starts and ends in buffer.
-    private int nameStart;
-    private int nameEnd;
     private boolean nonAscii;
     // Set by captureString and captureId; meaningless after they fail (the whole scan fails).
     private String capturedText;
@@ -152,9 +147,9 @@ final class FastEnvelopeScanner {
 
     /** A root array: one envelope per element, objects captured, everything else "other". */
     private int batch(int p) {
-        p = afterOpen(p, (byte) ']');
-        if (closed) {
-            return p;
+        p = skipWhitespace(p + 1);
+        if (p < limit && buffer[p] == ']') {
+            return p + 1;
         }
         while (true) {
             if (p >= limit) {
@@ -173,10 +168,18 @@ final class FastEnvelopeScanner {
                 }
                 elements.add(Envelope.ofOther());
             }
-            p = afterValue(p, (byte) ']');
-            if (p == FAIL || closed) {
-                return p;
+            p = skipWhitespace(p);
+            if (p >= limit) {
+                return FAIL;
             }
+            byte c = buffer[p];
+            if (c == ']') {
+                return p + 1;
+            }
+            if (c != ',') {
+                return FAIL;
+            }
+            p = skipWhitespace(p + 1);
         }
     }
 
@@ -188,23 +191,40 @@ final class FastEnvelopeScanner {
      */
     private int envelopeObject(int p) {
         members.clear();
-        p = afterOpen(p, (byte) '}');
-        if (closed) {
-            return p;
+        p = skipWhitespace(p + 1);
+        if (p < limit && buffer[p] == '}') {
+            return p + 1;
         }
         while (true) {
-            p = memberName(p);
+            if (p >= limit || buffer[p] != '"') {
+                return FAIL;
+            }
+            int nameStart = p + 1;
+            p = skipString(nameStart);
+            if (p == FAIL || escaped) {
+                return FAIL;
+            }
+            int member = member(nameStart, p - 1);
+            p = skipColon(p);
             if (p == FAIL) {
                 return FAIL;
             }
-            p = memberValue(member(nameStart, nameEnd), p);
+            p = memberValue(member, p);
             if (p == FAIL) {
                 return FAIL;
             }
-            p = afterValue(p, (byte) '}');
-            if (p == FAIL || closed) {
-                return p;
+            p = skipWhitespace(p);
+            if (p >= limit) {
+                return FAIL;
             }
+            byte c = buffer[p];
+            if (c == '}') {
+                return p + 1;
+            }
+            if (c != ',') {
+                return FAIL;
+            }
+            p = skipWhitespace(p + 1);
         }
     }
 
@@ -285,16 +305,24 @@ final class FastEnvelopeScanner {
 
     /** The params object at {@code p}: only its own member "name", when a string, is kept. */
     private int paramsObject(int p) {
-        p = afterOpen(p, (byte) '}');
-        if (closed) {
-            return p;
+        p = skipWhitespace(p + 1);
+        if (p < limit && buffer[p] == '}') {
+            return p + 1;
         }
         while (true) {
-            p = memberName(p);
+            if (p >= limit || buffer[p] != '"') {
+                return FAIL;
+            }
+            int nameStart = p + 1;
+            p = skipString(nameStart);
+            if (p == FAIL || escaped) {
+                return FAIL;
+            }
+            boolean name = p - 1 - nameStart == 4 && is(nameStart, "name");
+            p = skipColon(p);
             if (p == FAIL) {
                 return FAIL;
             }
-            boolean name = nameEnd - nameStart == 4 && is(nameStart, "name");
             if (name && buffer[p] == '"') {
                 p = captureString(p);
                 if (p == FAIL) {
@@ -307,57 +335,19 @@ final class FastEnvelopeScanner {
                     return FAIL;
                 }
             }
-            p = afterValue(p, (byte) '}');
-            if (p == FAIL || closed) {
-                return p;
+            p = skipWhitespace(p);
+            if (p >= limit) {
+                return FAIL;
             }
+            byte c = buffer[p];
+            if (c == '}') {
+                return p + 1;
+            }
+            if (c != ',') {
+                return FAIL;
+            }
+            p = skipWhitespace(p + 1);
         }
-    }
-
-    /**
-     * At a container's opening byte: whitespace, then its first value's position ({@link #closed}
-     * false), or, for an empty container, the position after {@code close} ({@link #closed} true).
-     */
-    private int afterOpen(int p, byte close) {
-        p = skipWhitespace(p + 1);
-        closed = p < limit && buffer[p] == close;
-        return closed ? p + 1 : p;
-    }
-
-    /**
-     * After a value in a container that {@code close} ends: whitespace, then ',' and whitespace
-     * (the next value's position, {@link #closed} false) or {@code close} (the position after it,
-     * {@link #closed} true); FAIL for anything else.
-     */
-    private int afterValue(int p, byte close) {
-        p = skipWhitespace(p);
-        if (p >= limit) {
-            return FAIL;
-        }
-        byte c = buffer[p];
-        closed = c == close;
-        if (closed) {
-            return p + 1;
-        }
-        return c == ',' ? skipWhitespace(p + 1) : FAIL;
-    }
-
-    /**
-     * At a member of an object being captured: its name, which must have no escape (its bytes
-     * are then {@code buffer[nameStart, nameEnd)}), then ':' and whitespace; the position of the
-     * value, or FAIL.
-     */
-    private int memberName(int p) {
-        if (p >= limit || buffer[p] != '"') {
-            return FAIL;
-        }
-        nameStart = p + 1;
-        p = skipString(nameStart);
-        if (p == FAIL || escaped) {
-            return FAIL;
-        }
-        nameEnd = p - 1;
-        return skipColon(p);
     }
 
     /** After a member name: whitespace, ':', whitespace; the position of the value. */
