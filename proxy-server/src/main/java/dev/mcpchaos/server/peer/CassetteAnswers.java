@@ -18,8 +18,8 @@ import java.util.function.UnaryOperator;
  * request's answer is the next message of the other direction in its session with its id (so a
  * request id used again after its answer is paired with its own answer, not another's). The one
  * index of what a cassette answered, for every tool that reads it: {@code diff},
- * {@code replay --verify}, the referee's sources, and the replayer ({@code ReplayIndex} keys these
- * pairs for matching live requests, and adds what the server sent around each answer).
+ * {@code replay --verify} and the replayer ({@code ReplayIndex} keys these pairs for matching live
+ * requests, and adds what the server sent around each answer).
  */
 public final class CassetteAnswers {
 
