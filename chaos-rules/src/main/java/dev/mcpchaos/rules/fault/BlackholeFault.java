@@ -8,7 +8,7 @@ import dev.mcpchaos.core.frame.Frame;
  * events so a test report says what was meant; on HTTP the exchange is left hanging: what else
  * the response carries still goes out, but the response never ends (no last SSE chunk).
  */
-public final class BlackholeFault implements Fault {
+public final class BlackholeFault extends DeclaredFault {
 
     /** {@code blackhole}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("blackhole", BlackholeFault::create);
@@ -20,14 +20,14 @@ public final class BlackholeFault implements Fault {
         }
     }
 
+    /** A fault of this type (it takes no parameters). */
+    public BlackholeFault() {
+        super(TYPE);
+    }
+
     static BlackholeFault create(FaultParams params) {
         Config.from(params);
         return new BlackholeFault();
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

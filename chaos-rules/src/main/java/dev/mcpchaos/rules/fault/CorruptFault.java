@@ -25,7 +25,7 @@ import java.util.SplittableRandom;
  *       inserted at the start of the first string value.</li>
  * </ul>
  */
-public final class CorruptFault implements Fault {
+public final class CorruptFault extends DeclaredFault {
 
     /** {@code corrupt}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("corrupt", CorruptFault::create,
@@ -54,16 +54,12 @@ public final class CorruptFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public CorruptFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static CorruptFault create(FaultParams params) {
         return new CorruptFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

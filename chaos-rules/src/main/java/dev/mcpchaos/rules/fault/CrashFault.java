@@ -10,7 +10,7 @@ import java.util.Objects;
  * nowhere. {@code signal: KILL} (the default) kills it at once; {@code signal: TERM} asks it to
  * stop, which a server may handle (or ignore).
  */
-public final class CrashFault implements Fault {
+public final class CrashFault extends DeclaredFault {
 
     /** {@code crash}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("crash", CrashFault::create,
@@ -37,21 +37,12 @@ public final class CrashFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public CrashFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static CrashFault create(FaultParams params) {
         return new CrashFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
-    public boolean supports(TransportKind transport) {
-        return TYPE.supports(transport);
     }
 
     @Override

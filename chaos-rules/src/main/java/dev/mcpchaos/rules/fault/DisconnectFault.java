@@ -11,7 +11,7 @@ import java.util.Objects;
  * end of file); {@code side: server} (the default) closes the server's side (on stdio the
  * server's stdin: a well-behaved server then exits).
  */
-public final class DisconnectFault implements Fault {
+public final class DisconnectFault extends DeclaredFault {
 
     /** {@code disconnect}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("disconnect", DisconnectFault::create,
@@ -37,16 +37,12 @@ public final class DisconnectFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public DisconnectFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static DisconnectFault create(FaultParams params) {
         return new DisconnectFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

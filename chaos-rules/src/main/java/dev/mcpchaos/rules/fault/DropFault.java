@@ -3,7 +3,7 @@ package dev.mcpchaos.rules.fault;
 import dev.mcpchaos.core.frame.Frame;
 
 /** {@code drop}: the message disappears. No parameters. */
-public final class DropFault implements Fault {
+public final class DropFault extends DeclaredFault {
 
     /** {@code drop}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("drop", DropFault::create);
@@ -15,14 +15,14 @@ public final class DropFault implements Fault {
         }
     }
 
+    /** A fault of this type (it takes no parameters). */
+    public DropFault() {
+        super(TYPE);
+    }
+
     static DropFault create(FaultParams params) {
         Config.from(params);
         return new DropFault();
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

@@ -8,7 +8,7 @@ import java.util.Objects;
  * {@code duplicate}: the message is sent {@code 1 + copies} times in a row. The copies share the
  * original's bytes (no copy is made) and leave in its place in the direction's order.
  */
-public final class DuplicateFault implements Fault {
+public final class DuplicateFault extends DeclaredFault {
 
     /** {@code duplicate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("duplicate", DuplicateFault::create,
@@ -34,16 +34,12 @@ public final class DuplicateFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public DuplicateFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static DuplicateFault create(FaultParams params) {
         return new DuplicateFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

@@ -49,6 +49,38 @@ final class Edits {
     }
 
     /**
+     * A request, or an answer to one (a response or an error response): what an injected answer
+     * can take the place of.
+     */
+    static boolean isRequestOrAnswer(Frame frame) {
+        MessageKind kind = frame.envelope().kind();
+        return kind == MessageKind.REQUEST || kind == MessageKind.RESPONSE || kind == MessageKind.ERROR;
+    }
+
+    /**
+     * {@link #answerOrReplace} with an answer written here: {@code {"jsonrpc":"2.0","id":<the
+     * frame's id>,"<member>":...}}, the member's value written by {@code value}.
+     *
+     * @param member {@code "result"} or {@code "error"}
+     */
+    static void answerOrReplace(FaultContext ctx, Frame frame, String member, Json.Writer value,
+                                String answered, String replaced) {
+        Object id = frame.envelope().id();
+        ByteBuf answer = Json.generate(ctx.alloc(), g -> {
+            g.writeStartObject();
+            g.writeStringField("jsonrpc", "2.0");
+            g.writeFieldName("id");
+            Json.writeId(g, id);
+            g.writeFieldName(member);
+            value.write(g);
+            g.writeEndObject();
+        });
+        boolean error = "error".equals(member);
+        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, !error, error);
+        answerOrReplace(ctx, frame, answer, envelope, answered, replaced);
+    }
+
+    /**
      * Puts {@code answer} (a response or error carrying the frame's id, owned by the new frame)
      * in the place of {@code frame}: a request is answered at once, back to its sender, and never
      * forwarded; a response (or an error response) is replaced by it. The detail is said first.
@@ -56,8 +88,8 @@ final class Edits {
      * @param answered the event's detail when a request is answered
      * @param replaced the event's detail when a response is replaced
      */
-    static void answerOrReplace(FaultContext ctx, Frame frame, ByteBuf answer, Envelope envelope,
-                                String answered, String replaced) {
+    private static void answerOrReplace(FaultContext ctx, Frame frame, ByteBuf answer, Envelope envelope,
+                                        String answered, String replaced) {
         if (frame.envelope().isRequest()) {
             Frame reply = frame.reply(answer, envelope);
             reply.answers(frame.envelope());

@@ -2,11 +2,8 @@ package dev.mcpchaos.rules.fault;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
-import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.rules.internal.Json;
-import io.netty.buffer.ByteBuf;
 
 import java.util.Objects;
 
@@ -15,7 +12,7 @@ import java.util.Objects;
  * back to its sender, with an error carrying its id, and is never forwarded; a response (or an
  * error response) is replaced by the error, with the same id.
  */
-public final class ErrorFault implements Fault {
+public final class ErrorFault extends DeclaredFault {
 
     static final int DEFAULT_CODE = -32603;
     static final String DEFAULT_MESSAGE = "Internal error (injected by mcp-chaos)";
@@ -56,6 +53,7 @@ public final class ErrorFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public ErrorFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
@@ -64,25 +62,14 @@ public final class ErrorFault implements Fault {
     }
 
     @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
     public boolean canApply(Frame frame) {
-        MessageKind kind = frame.envelope().kind();
-        return kind == MessageKind.REQUEST || kind == MessageKind.RESPONSE || kind == MessageKind.ERROR;
+        return Edits.isRequestOrAnswer(frame);
     }
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        Object id = frame.envelope().id();
-        ByteBuf error = Json.generate(ctx.alloc(), g -> {
+        Edits.answerOrReplace(ctx, frame, "error", g -> {
             g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            g.writeFieldName("id");
-            Json.writeId(g, id);
-            g.writeObjectFieldStart("error");
             g.writeNumberField("code", config.code);
             g.writeStringField("message", config.message);
             if (config.dataJson != null) {
@@ -90,11 +77,7 @@ public final class ErrorFault implements Fault {
                 g.writeRawValue(config.dataJson);
             }
             g.writeEndObject();
-            g.writeEndObject();
-        });
-        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, false, true);
-        Edits.answerOrReplace(ctx, frame, error, envelope,
-                "answered with error " + config.code + "; not forwarded", "response replaced by error " + config.code);
+        }, "answered with error " + config.code + "; not forwarded", "response replaced by error " + config.code);
     }
 
     @Override

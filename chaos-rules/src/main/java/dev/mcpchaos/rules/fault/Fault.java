@@ -29,7 +29,8 @@ import dev.mcpchaos.core.transport.TransportKind;
  *
  * <p>Adding a fault: one class that declares its {@link FaultType} ({@code public static final
  * FaultType TYPE}: its name, its parameters with their defaults, its transports, its factory) and
- * reads its parameters from the {@link FaultParams} it is given; one line in {@link FaultRegistry};
+ * reads its parameters from the {@link FaultParams} it is given (extending {@link DeclaredFault},
+ * which answers {@link #type} and {@link #supports} from it); one line in {@link FaultRegistry};
  * its tests and its section of {@code docs/rules.md} (a test checks the tables against the type).
  * See {@code docs/adding-a-fault.md}.
  */

@@ -23,7 +23,7 @@ import java.util.function.Function;
  * tables with it.
  *
  * <pre>{@code
- * public final class StutterFault implements Fault {
+ * public final class StutterFault extends DeclaredFault {
  *     public static final FaultType TYPE = FaultType.of("stutter", StutterFault::create,
  *             FaultParameter.optional("copies", "1"));
  *     ...

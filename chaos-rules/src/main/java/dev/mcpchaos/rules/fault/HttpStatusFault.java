@@ -18,7 +18,7 @@ import java.util.Objects;
  * as {@code application/json} when it is JSON, else as {@code text/plain; charset=utf-8}, unless
  * {@code headers} give a {@code Content-Type}.
  */
-public final class HttpStatusFault implements Fault {
+public final class HttpStatusFault extends DeclaredFault {
 
     /** {@code http_status}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("http_status", HttpStatusFault::create,
@@ -57,6 +57,7 @@ public final class HttpStatusFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public HttpStatusFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
         this.headers = withContentType(config.headers, config.body);
     }
@@ -66,26 +67,13 @@ public final class HttpStatusFault implements Fault {
     }
 
     @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
-    public boolean supports(TransportKind transport) {
-        return TYPE.supports(transport);
-    }
-
-    @Override
     public void apply(FaultContext ctx, Frame frame) {
-        HttpFaultActions http = HttpFaults.require(ctx, type());
-        // Said before it is done: the event goes out the moment the transport takes the answer.
-        ctx.detail("answered HTTP " + config.status);
-        if (!http.respond(ctx.interceptor(), frame, config.status, headers, config.body)) {
-            ctx.nothingToDo(frame, "the response has already begun (as on an SSE stream): it can no longer be"
-                    + " answered with a status");
-            return;
+        if (HttpFaults.perform(ctx, frame, type(), "answered HTTP " + config.status,
+                (http, interceptor, f) -> http.respond(interceptor, f, config.status, headers, config.body),
+                "the response has already begun (as on an SSE stream): it can no longer be"
+                        + " answered with a status")) {
+            ctx.drop(frame);
         }
-        ctx.drop(frame);
     }
 
     /**

@@ -21,7 +21,7 @@ import java.util.Objects;
  * is {@code id} already passes unchanged, and that is not an injection
  * ({@link FaultContext#nothingToDo}).
  */
-public final class IdMismatchFault implements Fault {
+public final class IdMismatchFault extends DeclaredFault {
 
     /** {@code id_mismatch}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("id_mismatch", IdMismatchFault::create,
@@ -59,16 +59,12 @@ public final class IdMismatchFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public IdMismatchFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static IdMismatchFault create(FaultParams params) {
         return new IdMismatchFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

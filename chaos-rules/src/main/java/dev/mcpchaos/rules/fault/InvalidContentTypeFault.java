@@ -13,7 +13,7 @@ import java.util.Objects;
  * fault has nothing to do there ({@link FaultContext#nothingToDo}): the event passes and the
  * rule does not count it as injected.
  */
-public final class InvalidContentTypeFault implements Fault {
+public final class InvalidContentTypeFault extends DeclaredFault {
 
     /** {@code invalid_content_type}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("invalid_content_type", InvalidContentTypeFault::create,
@@ -38,6 +38,7 @@ public final class InvalidContentTypeFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public InvalidContentTypeFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
@@ -46,26 +47,13 @@ public final class InvalidContentTypeFault implements Fault {
     }
 
     @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
-    public boolean supports(TransportKind transport) {
-        return TYPE.supports(transport);
-    }
-
-    @Override
     public void apply(FaultContext ctx, Frame frame) {
-        HttpFaultActions http = HttpFaults.require(ctx, type());
-        // Said before it is done: the event goes out the moment the transport takes the change.
-        ctx.detail("content type claimed: " + config.contentType);
-        if (!http.overrideContentType(ctx.interceptor(), frame, config.contentType)) {
-            ctx.nothingToDo(frame, "the response's head has already left (as on an SSE stream): its content type"
-                    + " can no longer change");
-            return;
+        if (HttpFaults.perform(ctx, frame, type(), "content type claimed: " + config.contentType,
+                (http, interceptor, f) -> http.overrideContentType(interceptor, f, config.contentType),
+                "the response's head has already left (as on an SSE stream): its content type"
+                        + " can no longer change")) {
+            ctx.proceed(frame);
         }
-        ctx.proceed(frame);
     }
 
     @Override

@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * right tail whose spread grows with {@code jitter}. Every delay is kept within
  * {@code [0, latency + 10 × jitter]}.
  */
-public final class LatencyFault implements Fault {
+public final class LatencyFault extends DeclaredFault {
 
     /** {@code latency}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("latency", LatencyFault::create,
@@ -74,6 +74,7 @@ public final class LatencyFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public LatencyFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
@@ -83,11 +84,6 @@ public final class LatencyFault implements Fault {
 
     public Config config() {
         return config;
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

@@ -25,7 +25,7 @@ import java.util.Set;
  * the patch changes nothing, the message passes unchanged and that is not an injection
  * ({@link FaultContext#nothingToDo}; the fault log says which operation failed).
  */
-public final class MutateFault implements Fault {
+public final class MutateFault extends DeclaredFault {
 
     /** {@code mutate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("mutate", MutateFault::create,
@@ -115,16 +115,12 @@ public final class MutateFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public MutateFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static MutateFault create(FaultParams params) {
         return new MutateFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

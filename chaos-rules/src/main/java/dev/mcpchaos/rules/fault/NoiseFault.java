@@ -12,7 +12,7 @@ import java.util.Objects;
  * mistake) is written just before the message, which then goes on unchanged. On stdio the line
  * is written as is, followed by a newline.
  */
-public final class NoiseFault implements Fault {
+public final class NoiseFault extends DeclaredFault {
 
     static final String DEFAULT_TEXT = "[mcp-chaos] a log line that should have gone to stderr";
 
@@ -40,17 +40,13 @@ public final class NoiseFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public NoiseFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
         this.line = config.text.getBytes(StandardCharsets.UTF_8);
     }
 
     static NoiseFault create(FaultParams params) {
         return new NoiseFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

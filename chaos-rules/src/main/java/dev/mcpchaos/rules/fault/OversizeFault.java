@@ -17,7 +17,7 @@ import java.util.Objects;
  * response, in a top-level {@code _meta}. A message already that large passes unchanged, and
  * that is not an injection ({@link FaultContext#nothingToDo}).
  */
-public final class OversizeFault implements Fault {
+public final class OversizeFault extends DeclaredFault {
 
     /** {@code oversize}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("oversize", OversizeFault::create,
@@ -45,16 +45,12 @@ public final class OversizeFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public OversizeFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static OversizeFault create(FaultParams params) {
         return new OversizeFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

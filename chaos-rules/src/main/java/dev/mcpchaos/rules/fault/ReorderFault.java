@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
  *       {@code hold}, so later messages overtake it.</li>
  * </ul>
  */
-public final class ReorderFault implements Fault {
+public final class ReorderFault extends DeclaredFault {
 
     static final int MAX_WINDOW = 1000;
     /** How long an unfilled window waits when only {@code window} is given. */
@@ -70,16 +70,12 @@ public final class ReorderFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public ReorderFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static ReorderFault create(FaultParams params) {
         return new ReorderFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

@@ -9,7 +9,7 @@ import dev.mcpchaos.core.transport.TransportKind;
  * 404, as for a session the server forgot; a client should start a new one. This message is
  * answered 404 too when it is a request. Needs {@link HttpFaultActions} from the HTTP transport.
  */
-public final class SessionExpireFault implements Fault {
+public final class SessionExpireFault extends DeclaredFault {
 
     /** {@code session_expire}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("session_expire", SessionExpireFault::create)
@@ -22,30 +22,23 @@ public final class SessionExpireFault implements Fault {
         }
     }
 
+    /** A fault of this type (it takes no parameters). */
+    public SessionExpireFault() {
+        super(TYPE);
+    }
+
     static SessionExpireFault create(FaultParams params) {
         Config.from(params);
         return new SessionExpireFault();
     }
 
     @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
-    public boolean supports(TransportKind transport) {
-        return TYPE.supports(transport);
-    }
-
-    @Override
     public void apply(FaultContext ctx, Frame frame) {
-        HttpFaultActions http = HttpFaults.require(ctx, type());
         boolean request = frame.envelope().isRequest();
-        // Said before it is done: the event goes out the moment the transport expires the session.
         // A request is answered 404 with a JSON-RPC error by the transport, as every later one is.
-        ctx.detail(request ? "session expired; this request answered 404" : "session expired");
-        if (!http.expireSession(ctx.interceptor(), frame)) {
-            ctx.nothingToDo(frame, "the request belongs to no session (no Mcp-Session-Id)");
+        if (!HttpFaults.perform(ctx, frame, type(),
+                request ? "session expired; this request answered 404" : "session expired",
+                HttpFaultActions::expireSession, "the request belongs to no session (no Mcp-Session-Id)")) {
             return;
         }
         if (request) {

@@ -28,7 +28,7 @@ import java.util.Objects;
  * turn on, for as long as writing it at that rate would take (its last piece's time), then sent
  * whole.
  */
-public final class ThrottleFault implements Fault {
+public final class ThrottleFault extends DeclaredFault {
 
     /** {@code throttle}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("throttle", ThrottleFault::create,
@@ -102,16 +102,12 @@ public final class ThrottleFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public ThrottleFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static ThrottleFault create(FaultParams params) {
         return new ThrottleFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

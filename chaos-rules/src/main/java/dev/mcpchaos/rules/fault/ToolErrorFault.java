@@ -1,10 +1,6 @@
 package dev.mcpchaos.rules.fault;
 
-import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
-import dev.mcpchaos.core.frame.MessageKind;
-import dev.mcpchaos.rules.internal.Json;
-import io.netty.buffer.ByteBuf;
 
 import java.util.Objects;
 
@@ -14,7 +10,7 @@ import java.util.Objects;
  * {@code tools/call} (or an error answering it) is replaced; a {@code tools/call} request is
  * answered at once, back to its sender, and never reaches the server.
  */
-public final class ToolErrorFault implements Fault {
+public final class ToolErrorFault extends DeclaredFault {
 
     static final String DEFAULT_TEXT = "Tool failed (injected by mcp-chaos)";
 
@@ -38,6 +34,7 @@ public final class ToolErrorFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public ToolErrorFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
@@ -46,26 +43,14 @@ public final class ToolErrorFault implements Fault {
     }
 
     @Override
-    public String type() {
-        return TYPE.name();
-    }
-
-    @Override
     public boolean canApply(Frame frame) {
-        MessageKind kind = frame.envelope().kind();
-        return (kind == MessageKind.REQUEST || kind == MessageKind.RESPONSE || kind == MessageKind.ERROR)
-                && "tools/call".equals(frame.method());
+        return Edits.isRequestOrAnswer(frame) && "tools/call".equals(frame.method());
     }
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        Object id = frame.envelope().id();
-        ByteBuf result = Json.generate(ctx.alloc(), g -> {
+        Edits.answerOrReplace(ctx, frame, "result", g -> {
             g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            g.writeFieldName("id");
-            Json.writeId(g, id);
-            g.writeObjectFieldStart("result");
             g.writeArrayFieldStart("content");
             g.writeStartObject();
             g.writeStringField("type", "text");
@@ -74,11 +59,7 @@ public final class ToolErrorFault implements Fault {
             g.writeEndArray();
             g.writeBooleanField("isError", true);
             g.writeEndObject();
-            g.writeEndObject();
-        });
-        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, true, false);
-        Edits.answerOrReplace(ctx, frame, result, envelope,
-                "answered with an error result; not forwarded", "result replaced by an error result");
+        }, "answered with an error result; not forwarded", "result replaced by an error result");
     }
 
     @Override

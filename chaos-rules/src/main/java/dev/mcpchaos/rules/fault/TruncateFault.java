@@ -11,7 +11,7 @@ import java.util.Objects;
  * {@code fraction} of the message's length (default 0.5); a message no longer than {@code at}
  * passes unchanged, and that is not an injection ({@link FaultContext#nothingToDo}). The cut is by bytes and may split a UTF-8 sequence, as a real cut would.
  */
-public final class TruncateFault implements Fault {
+public final class TruncateFault extends DeclaredFault {
 
     /** {@code truncate}: its name in rule files, its parameters, its transports; listed in {@link FaultRegistry}. */
     public static final FaultType TYPE = FaultType.of("truncate", TruncateFault::create,
@@ -46,16 +46,12 @@ public final class TruncateFault implements Fault {
 
     /** A fault with this configuration (validated by the record). */
     public TruncateFault(Config config) {
+        super(TYPE);
         this.config = Objects.requireNonNull(config, "config");
     }
 
     static TruncateFault create(FaultParams params) {
         return new TruncateFault(Config.from(params));
-    }
-
-    @Override
-    public String type() {
-        return TYPE.name();
     }
 
     @Override

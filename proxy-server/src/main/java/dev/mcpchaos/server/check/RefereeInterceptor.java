@@ -99,13 +99,9 @@ public final class RefereeInterceptor implements ObservingInterceptor, AutoClose
     }
 
     @Override
-    public void onFrame(InterceptorContext ctx, Frame frame) {
-        try {
-            if (!closed && frame.envelope().kind() != MessageKind.BLANK) {
-                hand(ctx, frame);
-            }
-        } finally {
-            ctx.forward(frame);
+    public void observe(InterceptorContext ctx, Frame frame) {
+        if (!closed && frame.envelope().kind() != MessageKind.BLANK) {
+            hand(ctx, frame);
         }
     }
 
@@ -179,12 +175,8 @@ public final class RefereeInterceptor implements ObservingInterceptor, AutoClose
     /** What left the proxy: forwarded by the rules, or emitted by one of them. */
     private final class Departures implements ObservingInterceptor {
         @Override
-        public void onFrame(InterceptorContext ctx, Frame frame) {
-            try {
-                depart(ctx, frame);
-            } finally {
-                ctx.forward(frame);
-            }
+        public void observe(InterceptorContext ctx, Frame frame) {
+            depart(ctx, frame);
         }
 
         @Override

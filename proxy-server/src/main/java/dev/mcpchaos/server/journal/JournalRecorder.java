@@ -304,27 +304,23 @@ public final class JournalRecorder {
 
     private final class Departures implements ObservingInterceptor {
         @Override
-        public void onFrame(InterceptorContext ctx, Frame frame) {
-            try {
-                if (frame.envelope().kind() != MessageKind.BLANK) {
-                    Key key = new Key(ctx.session(), frame.route(), frame.direction(), frame.sequence());
-                    InFlight flight = current.get()[0];
-                    if (flight == null || !flight.key.equals(key)) {
-                        synchronized (held) {
-                            flight = held.remove(key);
-                        }
-                    } else if (!flight.delivered) {
-                        synchronized (held) {
-                            held.remove(key);
-                        }
+        public void observe(InterceptorContext ctx, Frame frame) {
+            if (frame.envelope().kind() != MessageKind.BLANK) {
+                Key key = new Key(ctx.session(), frame.route(), frame.direction(), frame.sequence());
+                InFlight flight = current.get()[0];
+                if (flight == null || !flight.key.equals(key)) {
+                    synchronized (held) {
+                        flight = held.remove(key);
                     }
-                    if (flight != null && !flight.delivered) {
-                        flight.delivered = true;
-                        ring.update(flight.sequence, JournalEntry::withDelivered);
+                } else if (!flight.delivered) {
+                    synchronized (held) {
+                        held.remove(key);
                     }
                 }
-            } finally {
-                ctx.forward(frame);
+                if (flight != null && !flight.delivered) {
+                    flight.delivered = true;
+                    ring.update(flight.sequence, JournalEntry::withDelivered);
+                }
             }
         }
 

@@ -65,15 +65,7 @@ final class MetricsInterceptor implements ObservingInterceptor {
     }
 
     @Override
-    public void onFrame(InterceptorContext ctx, Frame frame) {
-        try {
-            record(ctx, frame);
-        } finally {
-            ctx.forward(frame);
-        }
-    }
-
-    private void record(InterceptorContext ctx, Frame frame) {
+    public void observe(InterceptorContext ctx, Frame frame) {
         Envelope envelope = frame.envelope();
         MessageKind kind = envelope.kind();
         if (kind == MessageKind.BLANK) {

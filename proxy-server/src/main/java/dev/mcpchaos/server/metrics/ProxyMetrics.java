@@ -217,31 +217,33 @@ public final class ProxyMetrics {
     }
 
     Counter messageCounter(int transport, int direction, int kind, String method) {
-        return Counter.builder(MESSAGES)
-                .description("JSON-RPC messages that reached the proxy, before any fault")
-                .tag("transport", TRANSPORT_TAGS[transport])
-                .tag("direction", DIRECTION_TAGS[direction])
+        return perDirection(MESSAGES, "JSON-RPC messages that reached the proxy, before any fault",
+                transport, direction)
                 .tag("kind", KIND_TAGS[kind])
                 .tag("method", method)
                 .register(registry);
     }
 
     Counter bytesCounter(int transport, int direction) {
-        return Counter.builder(BYTES)
-                .description("Bytes of the JSON-RPC messages counted in " + MESSAGES + ", framing excluded")
+        return perDirection(BYTES, "Bytes of the JSON-RPC messages counted in " + MESSAGES + ", framing excluded",
+                transport, direction)
                 .baseUnit("bytes")
-                .tag("transport", TRANSPORT_TAGS[transport])
-                .tag("direction", DIRECTION_TAGS[direction])
                 .register(registry);
     }
 
     Counter parseErrorCounter(int transport, int direction) {
-        return Counter.builder(PARSE_ERRORS)
-                .description("Messages that are not well-formed JSON (relayed all the same)")
-                .tag("transport", TRANSPORT_TAGS[transport])
-                .tag("direction", DIRECTION_TAGS[direction])
+        return perDirection(PARSE_ERRORS, "Messages that are not well-formed JSON (relayed all the same)",
+                transport, direction)
                 .tag("reason", MALFORMED_JSON)
                 .register(registry);
+    }
+
+    /** A counter of messages of one transport and direction: the tags the message counters share. */
+    private static Counter.Builder perDirection(String name, String description, int transport, int direction) {
+        return Counter.builder(name)
+                .description(description)
+                .tag("transport", TRANSPORT_TAGS[transport])
+                .tag("direction", DIRECTION_TAGS[direction]);
     }
 
     Timer requestTimer(int transport, String method) {

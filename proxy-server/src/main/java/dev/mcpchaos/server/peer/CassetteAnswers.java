@@ -17,8 +17,9 @@ import java.util.function.UnaryOperator;
  * What a cassette recorded as answered: each request with the answer to it, both ways. A
  * request's answer is the next message of the other direction in its session with its id (so a
  * request id used again after its answer is paired with its own answer, not another's). The one
- * index of the offline tools that read a cassette's answers ({@code diff}, {@code replay --verify});
- * the replayer has its own, built for matching live requests ({@code ReplayIndex}).
+ * index of what a cassette answered, for every tool that reads it: {@code diff},
+ * {@code replay --verify} and the replayer ({@code ReplayIndex} keys these pairs for matching live
+ * requests, and adds what the server sent around each answer).
  */
 public final class CassetteAnswers {
 

@@ -154,13 +154,9 @@ public final class Recorder implements ObservingInterceptor, AutoCloseable {
     }
 
     @Override
-    public void onFrame(InterceptorContext ctx, Frame frame) {
-        try {
-            if (!stopped && frame.envelope().kind() != MessageKind.BLANK) {
-                capture(ctx, frame);
-            }
-        } finally {
-            ctx.forward(frame);
+    public void observe(InterceptorContext ctx, Frame frame) {
+        if (!stopped && frame.envelope().kind() != MessageKind.BLANK) {
+            capture(ctx, frame);
         }
     }
 

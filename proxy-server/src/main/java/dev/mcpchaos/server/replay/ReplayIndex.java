@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.peer.CassetteAnswers;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteEntry;
 
@@ -74,11 +75,15 @@ final class ReplayIndex {
     ReplayIndex(List<Cassette> cassettes, Matching matching) {
         this.matching = matching;
         for (Cassette cassette : cassettes) {
-            index(cassette.entries());
+            index(cassette.entries(), CassetteAnswers.of(cassette));
         }
     }
 
-    private void index(List<CassetteEntry> entries) {
+    /**
+     * Indexes one cassette's requests: the answer to each is the one {@code recorded} pairs it
+     * with (the index diff and verify read too); what the server sent around it is found here.
+     */
+    private void index(List<CassetteEntry> entries, CassetteAnswers recorded) {
         for (int i = 0; i < entries.size(); i++) {
             CassetteEntry entry = entries.get(i);
             JsonNode message = entry.message();
@@ -92,7 +97,10 @@ final class ReplayIndex {
                         .add(unsolicitedAfter(entries, i, entry.session(), t0));
                 continue;
             }
-            JsonNode id = message.get("id");
+            CassetteEntry answered = recorded.answerTo(entry);
+            if (answered == null) {
+                continue; // never answered in the recording: nothing to replay
+            }
             String token = progressToken(message);
             List<Timed> progress = new ArrayList<>();
             // The server's own messages between this request and its answer, up to the client's
@@ -113,7 +121,7 @@ final class ReplayIndex {
                     continue;
                 }
                 Timed timed = new Timed(m, later.timeMillis() - t0);
-                if (!m.has("method") && id.equals(m.get("id"))) {
+                if (later == answered) {
                     response = timed;
                     sse = later.http() != null && later.http().sse();
                     break;
@@ -126,7 +134,7 @@ final class ReplayIndex {
                 }
             }
             if (response == null) {
-                continue; // never answered in the recording: nothing to replay
+                continue; // cannot happen: the answer is a later entry of the session
             }
             Answer answer = new Answer(before, progress, response, unsolicitedAfter(entries, end, entry.session(), t0), sse);
             String key = key(message);

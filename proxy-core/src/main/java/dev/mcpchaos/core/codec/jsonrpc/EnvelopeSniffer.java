@@ -82,13 +82,7 @@ public final class EnvelopeSniffer {
     // State of the object being captured (the root object, or the current element of a batch).
     private int objectDepth; // depth at which the captured object's members sit; 0 when none
     private Member pending = Member.NONE;
-    private String jsonrpc;
-    private boolean hasId;
-    private Object id;
-    private String method;
-    private String paramsName;
-    private boolean hasResult;
-    private boolean hasError;
+    private final EnvelopeMembers members = new EnvelopeMembers();
     private boolean inParams;
 
     public EnvelopeSniffer() {
@@ -284,7 +278,7 @@ public final class EnvelopeSniffer {
         } else if (batch) {
             result = Envelope.ofBatch(batchElements);
         } else {
-            result = Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError);
+            result = members.envelope();
         }
         resetMessage();
         return result;
@@ -324,7 +318,7 @@ public final class EnvelopeSniffer {
             case END_OBJECT:
                 if (objectDepth != 0 && depth == objectDepth) {
                     if (batch) {
-                        batchElements.add(Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError));
+                        batchElements.add(members.envelope());
                     }
                     objectDepth = batch ? 0 : objectDepth;
                 } else if (inParams && depth == objectDepth + 1) {
@@ -349,13 +343,7 @@ public final class EnvelopeSniffer {
     private void beginObject(int membersDepth) {
         objectDepth = membersDepth;
         pending = Member.NONE;
-        jsonrpc = null;
-        hasId = false;
-        id = null;
-        method = null;
-        paramsName = null;
-        hasResult = false;
-        hasError = false;
+        members.clear();
         inParams = false;
     }
 
@@ -381,11 +369,11 @@ public final class EnvelopeSniffer {
             return;
         }
         if (pending == Member.RESULT) {
-            hasResult = true;
+            members.hasResult = true;
         } else if (pending == Member.ERROR) {
-            hasError = true;
+            members.hasError = true;
         } else if (pending == Member.ID) {
-            hasId = true; // an object or array id is not valid JSON-RPC; keep it visible as "present"
+            members.hasId = true; // an object or array id is not valid JSON-RPC; keep it visible as "present"
         }
     }
 
@@ -411,20 +399,20 @@ public final class EnvelopeSniffer {
         if (objectDepth != 0 && depth == objectDepth) {
             switch (pending) {
                 case JSONRPC:
-                    jsonrpc = token == JsonToken.VALUE_STRING ? cachedText() : null;
+                    members.jsonrpc = token == JsonToken.VALUE_STRING ? cachedText() : null;
                     break;
                 case ID:
-                    hasId = true;
-                    id = idValue(token);
+                    members.hasId = true;
+                    members.id = idValue(token);
                     break;
                 case METHOD:
-                    method = token == JsonToken.VALUE_STRING ? cachedText() : null;
+                    members.method = token == JsonToken.VALUE_STRING ? cachedText() : null;
                     break;
                 case RESULT:
-                    hasResult = true;
+                    members.hasResult = true;
                     break;
                 case ERROR:
-                    hasError = true;
+                    members.hasError = true;
                     break;
                 default:
                     break;
@@ -432,7 +420,7 @@ public final class EnvelopeSniffer {
             pending = Member.NONE;
         } else if (inParams && depth == objectDepth + 1) {
             if (pending == Member.PARAMS_NAME && token == JsonToken.VALUE_STRING) {
-                paramsName = cachedText();
+                members.paramsName = cachedText();
             }
             pending = Member.NONE;
         }

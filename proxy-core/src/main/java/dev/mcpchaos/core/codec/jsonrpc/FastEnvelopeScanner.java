@@ -84,13 +84,7 @@ final class FastEnvelopeScanner {
     private int limit;
 
     // The object being captured (the root object, or the current element of a batch).
-    private String jsonrpc;
-    private boolean hasId;
-    private Object id;
-    private String method;
-    private String paramsName;
-    private boolean hasResult;
-    private boolean hasError;
+    private final EnvelopeMembers members = new EnvelopeMembers();
 
     // Set by skipString: whether the string just skipped had an escape, or a non-ASCII byte.
     private boolean escaped;
@@ -115,10 +109,7 @@ final class FastEnvelopeScanner {
         } finally {
             buffer = null;
             elements.clear();
-            jsonrpc = null;
-            id = null;
-            method = null;
-            paramsName = null;
+            members.clear();
             capturedText = null;
             capturedId = null;
         }
@@ -151,7 +142,7 @@ final class FastEnvelopeScanner {
     }
 
     private Envelope capturedObject() {
-        return Envelope.ofObject(jsonrpc, hasId, id, method, paramsName, hasResult, hasError);
+        return members.envelope();
     }
 
     /** A root array: one envelope per element, objects captured, everything else "other". */
@@ -199,13 +190,7 @@ final class FastEnvelopeScanner {
      * whatever their value.
      */
     private int envelopeObject(int p) {
-        jsonrpc = null;
-        hasId = false;
-        id = null;
-        method = null;
-        paramsName = null;
-        hasResult = false;
-        hasError = false;
+        members.clear();
         p = skipWhitespace(p + 1);
         if (p < limit && buffer[p] == '}') {
             return p + 1;
@@ -292,24 +277,24 @@ final class FastEnvelopeScanner {
                     p = skipScalar(p);
                 }
                 if (member == JSONRPC) {
-                    jsonrpc = text;
+                    members.jsonrpc = text;
                 } else {
-                    method = text;
+                    members.method = text;
                 }
                 return p;
             case ID:
-                hasId = true;
+                members.hasId = true;
                 if (container) {
                     return skipContainer(p); // present, but its value stays as it was
                 }
                 p = captureId(p);
-                id = capturedId;
+                members.id = capturedId;
                 return p;
             case RESULT:
-                hasResult = true;
+                members.hasResult = true;
                 return skipValue(p);
             case ERROR:
-                hasError = true;
+                members.hasError = true;
                 return skipValue(p);
             case PARAMS:
                 return c == '{' ? paramsObject(p) : skipValue(p);
@@ -343,7 +328,7 @@ final class FastEnvelopeScanner {
                 if (p == FAIL) {
                     return FAIL;
                 }
-                paramsName = capturedText;
+                members.paramsName = capturedText;
             } else {
                 p = skipValue(p);
                 if (p == FAIL) {

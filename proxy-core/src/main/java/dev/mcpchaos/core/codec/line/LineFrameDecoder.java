@@ -1,12 +1,11 @@
 package dev.mcpchaos.core.codec.line;
 
+import dev.mcpchaos.core.codec.FrameDecoder;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,11 +27,10 @@ import java.util.function.LongConsumer;
  * ({@link #frameLines}) and sniffing on another ({@link #toFrame}), as the stdio pumps do so that
  * reading and framing a pipe overlap with sniffing.
  */
-public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
+public final class LineFrameDecoder extends FrameDecoder {
 
     private static final Logger log = LoggerFactory.getLogger(LineFrameDecoder.class);
 
-    private final Direction direction;
     private final LineFramer framer;
     private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
     private long sequence;
@@ -40,15 +38,8 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
     private LongConsumer onOversized = length -> { };
 
     public LineFrameDecoder(Direction direction, LineFramer framer) {
-        this.direction = Objects.requireNonNull(direction, "direction");
+        super(direction);
         this.framer = Objects.requireNonNull(framer, "framer");
-    }
-
-    /** Receives decoded frames. */
-    @FunctionalInterface
-    public interface FrameConsumer {
-        /** Takes ownership of the frame. */
-        void accept(Frame frame);
     }
 
     /** Receives the lines of {@link #frameLines}. */
@@ -125,7 +116,7 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
             line.release();
             throw e;
         }
-        return Frame.original(line, contentLength, envelope, direction, sequence++);
+        return Frame.original(line, contentLength, envelope, direction(), sequence++);
     }
 
     /** Also tells {@code listener} the length of each line discarded for being over the limit. */
@@ -142,10 +133,6 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
     /** How many frames were decoded. */
     public long frames() {
         return sequence;
-    }
-
-    public Direction direction() {
-        return direction;
     }
 
     private LineFramer.Listener listener(LineConsumer out) {
@@ -166,26 +153,11 @@ public final class LineFrameDecoder extends ChannelInboundHandlerAdapter {
         oversizedLines++;
         onOversized.accept(length);
         log.warn("{}: discarded a line of {} bytes, over the limit of {} bytes; relaying goes on",
-                direction.arrow(), length, framer.maxLineLength());
+                direction().arrow(), length, framer.maxLineLength());
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf) {
-            decode((ByteBuf) msg, ctx::fireChannelRead);
-        } else {
-            ctx.fireChannelRead(msg);
-        }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        finish(ctx::fireChannelRead);
-        super.channelInactive(ctx);
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
+    protected void closeFramer() {
         framer.close();
     }
 }

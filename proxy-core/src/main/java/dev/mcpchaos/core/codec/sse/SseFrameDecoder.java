@@ -1,13 +1,12 @@
 package dev.mcpchaos.core.codec.sse;
 
+import dev.mcpchaos.core.codec.FrameDecoder;
 import dev.mcpchaos.core.codec.jsonrpc.EnvelopeSniffer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,11 +46,10 @@ import java.util.function.LongSupplier;
  * <p>The same steps serve a Netty pipeline (this handler) and code that holds the body itself
  * ({@link #decode}, {@link #finish}). One instance per stream; not thread-safe.
  */
-public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
+public final class SseFrameDecoder extends FrameDecoder {
 
     private static final Logger log = LoggerFactory.getLogger(SseFrameDecoder.class);
 
-    private final Direction direction;
     private final SseFramer framer;
     private final LongSupplier sequences;
     private final EnvelopeSniffer sniffer = new EnvelopeSniffer();
@@ -79,16 +77,9 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
      * streams share one numbering.
      */
     public SseFrameDecoder(Direction direction, SseFramer framer, LongSupplier sequences) {
-        this.direction = Objects.requireNonNull(direction, "direction");
+        super(direction);
         this.framer = Objects.requireNonNull(framer, "framer");
         this.sequences = Objects.requireNonNull(sequences, "sequences");
-    }
-
-    /** Receives decoded frames. */
-    @FunctionalInterface
-    public interface FrameConsumer {
-        /** Takes ownership of the frame. */
-        void accept(Frame frame);
     }
 
     /** Decodes a chunk; takes ownership of it. Frames go to {@code out} in stream order. */
@@ -155,12 +146,16 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         return framer.lastEventId();
     }
 
-    public Direction direction() {
-        return direction;
+    /** What both ways of handing out frames do with an event over the limit. */
+    private abstract class Listener implements SseFramer.Listener {
+        @Override
+        public void onOversizedEvent(long size) {
+            oversized(size);
+        }
     }
 
     private SseFramer.Listener listener(FrameConsumer out) {
-        return new SseFramer.Listener() {
+        return new Listener() {
             @Override
             public void onEvent(SseEvent event) {
                 Frame frame;
@@ -169,7 +164,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
                     long sequence = sequences.getAsLong();
                     // The data's own reference: a slice of the raw bytes, or the joined copy.
                     ByteBuf content = event.hasData() ? event.data().retainedSlice() : Unpooled.EMPTY_BUFFER;
-                    frame = Frame.original(event.raw().retain(), content, envelope, direction, sequence);
+                    frame = Frame.original(event.raw().retain(), content, envelope, direction(), sequence);
                     frame.framing(SseFields.of(event));
                     frames++;
                 } finally {
@@ -179,15 +174,10 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
             }
 
             @Override
-            public void onOversizedEvent(long size) {
-                oversized(size);
-            }
-
-            @Override
             public void onUnterminatedTail(ByteBuf tail) {
                 Frame frame;
                 try {
-                    frame = Frame.original(tail, 0, Envelope.blank(), direction, tailSequence(tail));
+                    frame = Frame.original(tail, 0, Envelope.blank(), direction(), tailSequence(tail));
                 } catch (RuntimeException | Error e) {
                     tail.release();
                     throw e;
@@ -198,30 +188,25 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private SseFramer.Listener lendingListener(FrameConsumer out) {
-        return new SseFramer.Listener() {
+        return new Listener() {
             @Override
             public void onEvent(SseEvent event) {
                 Envelope envelope = envelopeOf(event);
                 long sequence = sequences.getAsLong();
                 ByteBuf joined = event.joinedData();
                 Frame frame = joined != null
-                        ? Frame.lent(event.raw(), joined, envelope, direction, sequence)
+                        ? Frame.lent(event.raw(), joined, envelope, direction(), sequence)
                         : Frame.lent(event.raw(), Math.max(0, event.dataOffset()), event.dataLength(), envelope,
-                                direction, sequence);
+                                direction(), sequence);
                 frames++;
                 out.accept(frame);
-            }
-
-            @Override
-            public void onOversizedEvent(long size) {
-                oversized(size);
             }
 
             @Override
             public void onUnterminatedTail(ByteBuf tail) {
                 // Only the end of the input has a tail, and finish() hands it over; lend it all the same.
                 try {
-                    out.accept(Frame.lent(tail, 0, 0, Envelope.blank(), direction, tailSequence(tail)));
+                    out.accept(Frame.lent(tail, 0, 0, Envelope.blank(), direction(), tailSequence(tail)));
                 } finally {
                     tail.release();
                 }
@@ -234,7 +219,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         unterminatedTails++;
         frames++;
         log.debug("{}: the SSE stream ended inside an event; passing on its {} bytes as they came",
-                direction.arrow(), tail.readableBytes());
+                direction().arrow(), tail.readableBytes());
         return sequences.getAsLong();
     }
 
@@ -244,11 +229,11 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
         if (watchingRelayedBytes) {
             // Nothing held the event, so nothing cut it: only rules and observers did not see it.
             log.warn("{}: relayed an SSE event of {} bytes whole without showing it to observers: it is over the"
-                    + " limit of {} bytes for events they see; relaying goes on", direction.arrow(), size,
+                    + " limit of {} bytes for events they see; relaying goes on", direction().arrow(), size,
                     framer.maxEventSize());
         } else {
             log.warn("{}: discarded an SSE event of {} bytes, over the limit of {} bytes; relaying goes on",
-                    direction.arrow(), size, framer.maxEventSize());
+                    direction().arrow(), size, framer.maxEventSize());
         }
     }
 
@@ -268,22 +253,7 @@ public final class SseFrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf) {
-            decode((ByteBuf) msg, ctx::fireChannelRead);
-        } else {
-            ctx.fireChannelRead(msg);
-        }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        finish(ctx::fireChannelRead);
-        super.channelInactive(ctx);
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
+    protected void closeFramer() {
         framer.close();
     }
 }
