@@ -13,6 +13,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +114,10 @@ final class FastStart {
                 return false;
             }
         }
-        Map<Arg, List<String>> given = new LinkedHashMap<>();
+        // By identity (each Arg is one object of the table): a record's own hashCode is bootstrapped
+        // through invokedynamic on its first call, which spun method-handle classes for 30-80 ms
+        // before the server was started.
+        Map<Arg, List<String>> given = new IdentityHashMap<>();
         List<String> positionals = new ArrayList<>();
         boolean afterDoubleDash = false;
         for (int i = 1; i < args.length; i++) {
