@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The {@code ./mcp-chaos} launcher of a source checkout and its class-data archives (a lean one for
@@ -158,6 +161,22 @@ class LauncherIT {
         Run garbage = launch(Map.of());
         assertThat(garbage.exitCode).isZero();
         assertThat(garbage.stdout).isEqualTo(INITIALIZE);
+    }
+
+    /**
+     * The launcher runs the jar by its class path and main class, not {@code -jar} (whose manifest
+     * read opened the jar before main, 30-50 ms of every cold start): the class it names must be
+     * the jar's Main-Class.
+     */
+    @Test
+    void theLaunchersMainClassIsTheJars() throws Exception {
+        String launcher = Files.readString(root.resolve("mcp-chaos"));
+        Matcher named = Pattern.compile("(?m)^main=(\\S+)$").matcher(launcher);
+        assertThat(named.find()).as("a main=CLASS line in the launcher").isTrue();
+        try (JarFile opened = new JarFile(jar.toFile())) {
+            assertThat(named.group(1)).isEqualTo(opened.getManifest().getMainAttributes().getValue("Main-Class"));
+        }
+        assertThat(launcher).doesNotContain("-jar \"$jar\"");
     }
 
     @Test
