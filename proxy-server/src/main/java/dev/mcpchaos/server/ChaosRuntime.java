@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The running services of one proxy, made from its {@link ChaosSettings} when it starts: what is
@@ -79,8 +80,29 @@ final class ChaosRuntime {
      *         ({@code ADDRESS}); nothing is left running then
      */
     static ChaosRuntime start(ChaosSettings settings, TransportKind transport, AutoCloseable owned) {
+        ChaosRuntime runtime = check(settings, transport, owned);
+        runtime.complete();
+        return runtime;
+    }
+
+    /**
+     * Does what may refuse the settings, and leaves the rest for {@link #complete}, so that a
+     * transport can start its server in between (stdio: the server's start-up then overlaps the
+     * building of the chain, its rule engine and meters, instead of waiting for it). What may
+     * refuse is a rule that cannot work on the transport, and, when the settings ask for them,
+     * an address to bind, a recording to open, a rule file to watch: with any of those the chain
+     * is built and the services started here, as by {@link #start}, since they need the chain's
+     * engine, meters and journal.
+     *
+     * @throws ProxyStartException as {@link #start}; nothing is left running then
+     */
+    static ChaosRuntime check(ChaosSettings settings, TransportKind transport, AutoCloseable owned) {
         ChaosRuntime runtime = new ChaosRuntime(settings, transport, owned);
         try {
+            if (!runtime.startsServices()) {
+                runtime.checkRules();
+                return runtime;
+            }
             runtime.chain = runtime.buildOrRefuse();
         } catch (RuntimeException e) {
             runtime.closeOwned(); // nothing else runs yet
@@ -88,6 +110,38 @@ final class ChaosRuntime {
         }
         runtime.startServicesOrRefuse();
         return runtime;
+    }
+
+    /** Whether the settings ask for what is bound, opened or watched before the transport starts. */
+    private boolean startsServices() {
+        ChaosSettings s = settings;
+        return s.control != null || s.operations != null || s.recording != null || s.rulesFile != null && s.watchRules;
+    }
+
+    /** The one refusal {@link #build} can meet without services: a rule that cannot work on the transport. */
+    private void checkRules() {
+        if (settings.rules != null) {
+            try {
+                settings.rules.checkTransport(transport);
+            } catch (RuleFileException e) {
+                throw new ProxyStartException(ProxyStartException.Reason.RULES, e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * Builds what {@link #check} left for later: the chain and what goes with it. Nothing is left
+     * to refuse by then but an unforeseen failure, still a {@link ProxyStartException}.
+     */
+    void complete() {
+        if (chain == null) {
+            chain = buildOrRefuse();
+        }
+    }
+
+    /** The interceptors, in order, once {@link #complete complete}. */
+    List<FrameInterceptor> chain() {
+        return chain;
     }
 
     /** Starts a transport, given the chain and the observer; turns its own failures into a {@link ProxyStartException}. */
@@ -98,8 +152,19 @@ final class ChaosRuntime {
 
     /** Starts the transport behind this chain; when that fails, stops everything else too. */
     <P> P startTransport(TransportStart<P> start) {
-        try {
+        return startTransport(() -> {
+            complete();
             return start.start(chain, observer());
+        });
+    }
+
+    /**
+     * Starts a transport that calls {@link #complete} itself, such as after starting its server;
+     * when that fails, stops everything else too.
+     */
+    <P> P startTransport(Supplier<P> start) {
+        try {
+            return start.get();
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -239,8 +304,8 @@ final class ChaosRuntime {
         this.readiness = Objects.requireNonNull(readiness, "readiness");
     }
 
-    /** What the transport reports sessions, limit breaches and upstream failures to. */
-    private TransportObserver observer() {
+    /** What the transport reports sessions, limit breaches and upstream failures to, once {@link #complete complete}. */
+    TransportObserver observer() {
         TransportObserver fromMetrics = metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
         TransportObserver observer = events == null ? fromMetrics : Observers.both(fromMetrics, events);
         return settings.referee == null ? observer : Observers.both(observer, settings.referee.transportObserver());

@@ -202,7 +202,8 @@ public final class McpChaosProxy {
 
         /**
          * Starts the control endpoint (if any), the server and the relay. On failure nothing is
-         * left running.
+         * left running. Whatever may refuse (the rules, the addresses, the recording's file) is
+         * checked before the server is started; what cannot is set up while it starts.
          *
          * @throws ProxyStartException when the command cannot be started
          *         ({@link ProxyStartException.Reason#SERVER_COMMAND}), a rule cannot work on stdio
@@ -211,11 +212,17 @@ public final class McpChaosProxy {
          *         message says which, its cause is the original exception
          */
         public Running start() {
-            ChaosRuntime runtime = ChaosRuntime.start(settings, TransportKind.STDIO, null);
-            StdioProxy proxy = runtime.startTransport((chain, observer) -> {
-                chain.forEach(delegate::interceptor);
+            // What may refuse first: a refused start leaves no server started. Then the server, and
+            // while it starts the rest of the chain (its rule engine, meters, logs): a server's
+            // start-up (~0.1 s for node) then overlaps the proxy's instead of following it.
+            ChaosRuntime runtime = ChaosRuntime.check(settings, TransportKind.STDIO, null);
+            StdioProxy proxy = runtime.startTransport(() -> {
                 try {
-                    return delegate.observer(observer).start();
+                    return delegate.start(started -> {
+                        runtime.complete();
+                        runtime.chain().forEach(started::interceptor);
+                        started.observer(runtime.observer());
+                    });
                 } catch (ServerStartException e) {
                     throw new ProxyStartException(ProxyStartException.Reason.SERVER_COMMAND, e.getMessage(), e);
                 }

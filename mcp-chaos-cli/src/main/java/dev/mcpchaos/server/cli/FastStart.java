@@ -13,6 +13,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,18 +103,28 @@ final class FastStart {
     private static boolean fill(Object command, List<Arg> spec, String[] args, Map<String, String> env) {
         Map<String, Arg> byName = new HashMap<>();
         Arg positional = null;
+        // Usually no MCP_CHAOS_* variable is set: then no option's variable name is made (a regular
+        // expression and a string concatenation each, which the JVM links on first use).
+        boolean variables = false;
+        for (String name : env.keySet()) {
+            variables |= name.startsWith(EnvironmentDefaults.PREFIX);
+        }
         for (Arg arg : spec) {
             if (arg.kind() == Kind.POSITIONAL) {
                 positional = arg;
             }
             arg.names().forEach(name -> byName.put(name, arg));
-            String variable = arg.kind() == Kind.OPTION ? EnvironmentDefaults.variableOf(arg.command(), longest(arg)) : null;
+            String variable = variables && arg.kind() == Kind.OPTION
+                    ? EnvironmentDefaults.variableOf(arg.command(), longest(arg)) : null;
             if (variable != null && env.get(variable) != null && !env.get(variable).isEmpty()) {
                 // A value from an MCP_CHAOS_* variable: picocli's provider, and its messages naming the variable.
                 return false;
             }
         }
-        Map<Arg, List<String>> given = new LinkedHashMap<>();
+        // By identity (each Arg is one object of the table): a record's own hashCode is bootstrapped
+        // through invokedynamic on its first call, which spun method-handle classes for 30-80 ms
+        // before the server was started.
+        Map<Arg, List<String>> given = new IdentityHashMap<>();
         List<String> positionals = new ArrayList<>();
         boolean afterDoubleDash = false;
         for (int i = 1; i < args.length; i++) {

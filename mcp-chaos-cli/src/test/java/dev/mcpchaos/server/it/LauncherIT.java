@@ -24,11 +24,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The {@code ./mcp-chaos} launcher of a source checkout and its class-data archive: made on the
- * first run, used by the next, made again when the jar changes, skipped when asked, and never a
- * reason for a byte on stdout other than the protocol's, even when the archive no longer fits.
+ * The {@code ./mcp-chaos} launcher of a source checkout and its class-data archives (a lean one for
+ * a plain stdio, replay or demo-server command line, a full one for the rest): each made on the
+ * first run that needs it, used by the next, made again when the jar changes, skipped when asked,
+ * and never a reason for a byte on stdout other than the protocol's, even when it no longer fits.
  * Runs a copy of the launcher in a directory laid out like a checkout with the packaged jar in it,
  * so it never builds (and never touches the real checkout's archive).
  */
@@ -40,7 +44,10 @@ class LauncherIT {
     Path root;
 
     private Path jar;
+    /** The archive a plain stdio, replay or demo-server command line uses (issue #34: smaller maps sooner). */
     private Path archive;
+    /** The archive every other command line uses. */
+    private Path fullArchive;
 
     @BeforeEach
     void layOutACheckout() throws IOException {
@@ -50,7 +57,8 @@ class LauncherIT {
         Files.copy(repository.resolve("examples/slow-tool.yaml"), root.resolve("examples/slow-tool.yaml"));
         jar = Files.createDirectories(root.resolve("mcp-chaos-cli/target")).resolve("mcp-chaos.jar");
         Files.copy(TestPeers.mcpChaosJar(), jar);
-        archive = root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa");
+        archive = root.resolve("mcp-chaos-cli/target/mcp-chaos-lean.jsa");
+        fullArchive = root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa");
     }
 
     @Test
@@ -63,7 +71,8 @@ class LauncherIT {
         assertThat(first.stderr).doesNotContain("SLF4J");
         assertThat(archive).isRegularFile();
         assertThat(Files.size(archive)).isGreaterThan(1024 * 1024);
-        assertThat(root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa.failed")).doesNotExist();
+        assertThat(root.resolve("mcp-chaos-cli/target/mcp-chaos-lean.jsa.failed")).doesNotExist();
+        assertThat(fullArchive).as("made only when a command line needs it").doesNotExist();
 
         Run second = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:class+load=info:stderr"));
         assertThat(second.exitCode).isZero();
@@ -78,6 +87,9 @@ class LauncherIT {
         assertThat(usage.exitCode).isZero();
         assertThat(usage.stdout).contains("Usage: mcp-chaos", "stdio", "replay");
         assertThat(usage.stderr).contains("picocli.CommandLine source: shared objects file");
+        assertThat(fullArchive).isRegularFile();
+        assertThat(Files.size(fullArchive)).isGreaterThan(Files.size(archive));
+        assertThat(root.resolve("mcp-chaos-cli/target/mcp-chaos.jsa.failed")).doesNotExist();
         assertThat(root.resolve("mcp-chaos-cli/target")).isDirectoryNotContaining("glob:**.{tmp,classes}");
     }
 
@@ -151,12 +163,82 @@ class LauncherIT {
         assertThat(garbage.stdout).isEqualTo(INITIALIZE);
     }
 
+    /**
+     * The launcher runs the jar by its class path and main class, not {@code -jar} (whose manifest
+     * read opened the jar before main, 30-50 ms of every cold start): the class it names must be
+     * the jar's Main-Class.
+     */
+    @Test
+    void theLaunchersMainClassIsTheJars() throws Exception {
+        String launcher = Files.readString(root.resolve("mcp-chaos"));
+        Matcher named = Pattern.compile("(?m)^main=(\\S+)$").matcher(launcher);
+        assertThat(named.find()).as("a main=CLASS line in the launcher").isTrue();
+        try (JarFile opened = new JarFile(jar.toFile())) {
+            assertThat(named.group(1)).isEqualTo(opened.getManifest().getMainAttributes().getValue("Main-Class"));
+        }
+        assertThat(launcher).doesNotContain("-jar \"$jar\"");
+    }
+
     @Test
     void mcpChaosCdsOffRunsWithoutAnArchive() throws Exception {
         Run run = launch(Map.of("MCP_CHAOS_CDS", "off"));
         assertThat(run.exitCode).isZero();
         assertThat(run.stdout).isEqualTo(INITIALIZE);
         assertThat(archive).doesNotExist();
+        Run usage = launch(Map.of("MCP_CHAOS_CDS", "off"), "", "--help");
+        assertThat(usage.exitCode).isZero();
+        assertThat(fullArchive).doesNotExist();
+    }
+
+    /**
+     * Issue #34: the JVM maps an archive at a random address and relocates it, which costs by its
+     * size, so a plain stdio, replay or demo-server command line (a fixture spawned per test)
+     * gets the lean archive, trained on those alone; any other gets the full one. The launcher
+     * tells them apart from the arguments alone; {@code -Xlog:cds} names the archive opened.
+     */
+    @Test
+    void aPlainFixtureCommandLineUsesTheLeanArchiveAndEveryOtherTheFullOne() throws Exception {
+        Path cassette = root.resolve("fixture.ndjson");
+        Files.writeString(cassette, String.join("\n",
+                "{\"type\":\"header\",\"format\":\"mcp-chaos-cassette\",\"version\":1,\"transport\":\"stdio\","
+                        + "\"recordedAt\":\"2026-12-02T06:00:00Z\",\"recorder\":\"test\"}",
+                "{\"type\":\"message\",\"seq\":0,\"t\":0,\"dir\":\"c2s\",\"session\":\"stdio\",\"message\":"
+                        + "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}}",
+                "{\"type\":\"message\",\"seq\":1,\"t\":1,\"dir\":\"s2c\",\"session\":\"stdio\",\"message\":"
+                        + "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                        + "\"serverInfo\":{\"name\":\"recorded\",\"version\":\"0\"}}}}") + "\n");
+        Path rules = root.resolve("examples/slow-tool.yaml");
+        String c = cassette.toString();
+        String r = rules.toString();
+        List<List<String>> lean = List.of(
+                List.of("stdio", "--quiet", "--", "cat"),
+                // After stdio's "--" the arguments are the server's: not the launcher's to read.
+                List.of("stdio", "--quiet", "--seed", "7", "-e", "A=b", "--", "sh", "-c", "cat", "sh", "--rules", r),
+                List.of("replay", c, "--quiet"),
+                List.of("demo-server"));
+        List<List<String>> full = List.of(
+                List.of("stdio", "--quiet", "--rules", r, "--", "cat"),
+                List.of("stdio", "--quiet", "--rules=" + r, "--", "cat"),
+                List.of("stdio", "--quiet", "--check", "--", "cat"),
+                List.of("stdio", "--quiet", "--log-traffic", "--", "cat"),
+                List.of("stdio", "--quiet", "--control", "127.0.0.1:0", "--", "cat"),
+                List.of("replay", c, "--quiet", "--rules", r, "--no-watch"),
+                List.of("replay", c, "--help"),
+                List.of("demo-server", "--help"),
+                List.of("validate", r),
+                List.of("--help"));
+        Map<String, String> cdsLog = Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:cds=info:stderr");
+        for (List<String> args : lean) {
+            Run run = launch(cdsLog, INITIALIZE, args.toArray(String[]::new));
+            assertThat(run.stderr).as("%s", args).contains("Opened archive " + archive + ".")
+                    .doesNotContain(fullArchive.toString());
+        }
+        assertThat(fullArchive).as("no plain command line made the full archive").doesNotExist();
+        for (List<String> args : full) {
+            Run run = launch(cdsLog, INITIALIZE, args.toArray(String[]::new));
+            assertThat(run.stderr).as("%s", args).contains("Opened archive " + fullArchive + ".")
+                    .doesNotContain(archive.toString());
+        }
     }
 
     /**

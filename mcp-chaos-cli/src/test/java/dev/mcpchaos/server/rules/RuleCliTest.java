@@ -78,6 +78,28 @@ class RuleCliTest {
         assertThat(serverStarted()).isFalse();
     }
 
+    /**
+     * Issue #34: with nothing to bind, open or watch, the chain is built while the server starts
+     * (the server's start-up overlaps the proxy's), but a rule that cannot work on stdio is still
+     * refused before the server is started, and the seed is still logged.
+     */
+    @Test
+    void withNothingToWatchAnHttpOnlyFaultIsStillRefusedBeforeTheServerStartsAndTheSeedLogged() throws Exception {
+        Run refused = run("rules:\n  - name: busy\n    fault: {type: http_status, status: 503}\n", "--no-watch");
+
+        assertThat(refused.exitCode()).isEqualTo(2);
+        assertThat(refused.stderr()).containsExactly("mcp-chaos: " + dir.resolve("rules.yaml")
+                + ": rule 'busy': http_status: only applies to the http transport (this proxy runs the stdio transport)");
+        assertThat(serverStarted()).isFalse();
+
+        Run run = run("rules:\n  - name: d\n    match: {method: ping}\n    fault: {type: drop}\n", "--no-watch",
+                "--seed", "99");
+        assertThat(run.exitCode()).as("the server's exit code; stderr: %s", run.stderr()).isEqualTo(3);
+        assertThat(serverStarted()).isTrue();
+        assertThat(run.stderr()).anySatisfy(line -> assertThat(line)
+                .contains("faults: chaos rules from " + dir.resolve("rules.yaml") + ": 1 of 1 enabled; seed 99 (given)"));
+    }
+
     @Test
     void theSeedInUseIsLoggedAtStart() throws Exception {
         Run run = run("seed: 7\nrules:\n  - name: d\n    match: {method: ping}\n    fault: {type: drop}\n",

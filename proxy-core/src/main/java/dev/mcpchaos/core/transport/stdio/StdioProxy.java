@@ -39,6 +39,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The stdio transport: starts the MCP server as a child process and relays newline-delimited
@@ -542,6 +543,21 @@ public final class StdioProxy implements AutoCloseable {
          *                              does not exist or is not a directory; its message says which
          */
         public StdioProxy start() throws ServerStartException {
+            return start(builder -> { });
+        }
+
+        /**
+         * Starts the server, then has {@code onceStarted} finish this builder (its interceptors and
+         * observer, typically), then starts the relay. What the proxy sets up there overlaps the
+         * server's own start-up instead of delaying it; meanwhile what the server writes waits in
+         * its pipe, and nothing is read from the client. {@code onceStarted} is called when the
+         * server cannot be started too, before the observer hears of it.
+         *
+         * @throws ServerStartException as {@link #start()}; when {@code onceStarted} throws, the
+         *                              server is killed and its exception goes on
+         */
+        public StdioProxy start(Consumer<Builder> onceStarted) throws ServerStartException {
+            Objects.requireNonNull(onceStarted, "onceStarted");
             if (clientInput == null) {
                 // Through a channel, not the FileInputStream itself: closing a FileChannel wakes a
                 // thread blocked reading it, closing a FileInputStream does not (see finish).
@@ -554,17 +570,35 @@ public final class StdioProxy implements AutoCloseable {
             if (serverErrorOutput == null) {
                 serverErrorOutput = new FileOutputStream(FileDescriptor.err);
             }
+            StdioServer server;
+            try {
+                server = launch();
+            } catch (NotStarted e) {
+                onceStarted.accept(this);
+                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED, e.detail);
+                throw e.exception;
+            }
+            try {
+                onceStarted.accept(this);
+            } catch (RuntimeException | Error e) {
+                server.kill();
+                throw e;
+            }
+            return new StdioProxy(this, server).begin();
+        }
+
+        /** The server started, by the launcher or as a child process. */
+        private StdioServer launch() throws NotStarted {
             if (launcher != null) {
                 StdioServer server;
                 try {
                     server = launcher.start();
                 } catch (IOException | RuntimeException e) {
-                    observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED,
-                            String.valueOf(e.getMessage()));
-                    throw new ServerStartException("cannot start the server: " + e.getMessage(), e);
+                    throw new NotStarted(String.valueOf(e.getMessage()),
+                            new ServerStartException("cannot start the server: " + e.getMessage(), e));
                 }
                 log.debug("started the server ({})", server.describe());
-                return new StdioProxy(this, server).begin();
+                return server;
             }
             ProcessBuilder pb = new ProcessBuilder(command);
             if (directory != null) {
@@ -575,21 +609,31 @@ public final class StdioProxy implements AutoCloseable {
                 // The JDK reports a missing directory as the command's ENOENT: say which it is.
                 String problem = "the server's working directory " + directory + " "
                         + (Files.exists(directory) ? "is not a directory" : "does not exist");
-                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED, problem);
-                throw new ServerStartException(problem + " (the server command " + command + " was not started)",
-                        null);
+                throw new NotStarted(problem, new ServerStartException(problem + " (the server command " + command
+                        + " was not started)", null));
             }
             Process process;
             try {
                 process = pb.start();
             } catch (IOException e) {
-                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED,
-                        rootMessage(e));
-                throw new ServerStartException("cannot start the server command " + command + ": "
-                        + rootMessage(e), e);
+                throw new NotStarted(rootMessage(e), new ServerStartException("cannot start the server command "
+                        + command + ": " + rootMessage(e), e));
             }
             log.debug("started the server (pid {}): {}", process.pid(), command);
-            return new StdioProxy(this, new ChildProcess(process)).begin();
+            return new ChildProcess(process);
+        }
+
+        /** A server that did not start: what the observer is told, and what the caller gets. */
+        private static final class NotStarted extends Exception {
+            private static final long serialVersionUID = 1L;
+            private final String detail;
+            private final ServerStartException exception;
+
+            NotStarted(String detail, ServerStartException exception) {
+                super(detail, null, false, false);
+                this.detail = detail;
+                this.exception = exception;
+            }
         }
 
         private static Duration requireNonNegative(Duration d, String name) {

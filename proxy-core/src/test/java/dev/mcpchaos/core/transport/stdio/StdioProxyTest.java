@@ -5,6 +5,7 @@ import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -270,6 +271,78 @@ class StdioProxyTest {
                 .isInstanceOf(ServerStartException.class)
                 .hasMessage("the server's working directory " + file + " is not a directory (the server command "
                         + "[cat] was not started)");
+    }
+
+    /**
+     * Issue #34: the proxy finishes its set-up (the chain, in the proxy-server) while the server
+     * starts. The server runs by the time {@code onceStarted} is called, what it writes meanwhile
+     * waits in its pipe, and reaches the client whole and in order, through the interceptors
+     * {@code onceStarted} added, once the relay starts.
+     */
+    @Test
+    void theServerRunsWhileTheSetUpFinishesAndNothingItWroteMeanwhileIsLostOrReordered(@TempDir Path dir)
+            throws Exception {
+        Path startedMark = dir.resolve("started");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyFor("sh", "-c", "touch '" + startedMark + "'; "
+                + "i=0; while [ $i -lt 500 ]; do printf '{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":%d}}\\n' $i; "
+                + "i=$((i+1)); done; cat")
+                .start(builder -> {
+                    // The server is up before the proxy's own set-up is done, and has written its lines.
+                    await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(startedMark));
+                    sleep(200);
+                    builder.interceptor((ctx, frame) -> {
+                        seen.add(frame.method());
+                        ctx.forward(frame);
+                    });
+                });
+        client.write("{\"jsonrpc\":\"2.0\",\"method\":\"last\"}\n".getBytes(StandardCharsets.UTF_8));
+        client.close();
+        assertThat(proxy.exitCode().get(20, TimeUnit.SECONDS)).isZero();
+        String[] lines = received.toString(StandardCharsets.UTF_8).split("\n");
+        assertThat(lines).hasSize(501);
+        for (int i = 0; i < 500; i++) {
+            assertThat(lines[i]).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":" + i + "}}");
+        }
+        assertThat(lines[500]).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"last\"}");
+        assertThat(seen).as("the interceptor added once the server started saw every message").hasSize(502);
+    }
+
+    /** A server that cannot start: the set-up is finished all the same, so that its observer hears of it. */
+    @Test
+    void aServerThatCannotStartIsReportedToTheObserverTheSetUpGives() {
+        List<String> failures = new CopyOnWriteArrayList<>();
+        TransportObserver observer = new TransportObserver() {
+            @Override
+            public void upstreamFailed(TransportKind transport, UpstreamFailure reason, String detail) {
+                failures.add(transport + " " + reason + " " + detail);
+            }
+        };
+        assertThatThrownBy(() -> proxyFor("/nonexistent/mcp-server").start(builder -> builder.observer(observer)))
+                .isInstanceOf(ServerStartException.class)
+                .hasMessage("cannot start the server command [/nonexistent/mcp-server]: No such file or directory");
+        assertThat(failures).containsExactly("STDIO START_FAILED No such file or directory");
+    }
+
+    /** A set-up that fails once the server was started leaves no server running. */
+    @Test
+    void aSetUpThatFailsOnceTheServerStartedKillsIt(@TempDir Path dir) throws Exception {
+        Path pid = dir.resolve("pid");
+        assertThatThrownBy(() -> proxyFor("sh", "-c", "echo $$ > '" + pid + "'; exec sleep 30").start(builder -> {
+            await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(pid) && Files.size(pid) > 0);
+            throw new IllegalStateException("set-up failed");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("set-up failed");
+        long serverPid = Long.parseLong(Files.readString(pid).trim());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> ProcessHandle.of(serverPid).map(h -> !h.isAlive()).orElse(true));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void awaitReceivedLines(int lines) {
