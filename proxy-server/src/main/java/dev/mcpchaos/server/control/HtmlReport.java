@@ -5,13 +5,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteEntry;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -29,7 +36,9 @@ import java.util.Objects;
  *         .render();
  * }</pre>
  *
- * Each input is optional; what is given is checked to be JSON of the expected shape.
+ * Each input is optional; what is given is checked to be JSON of the expected shape. The timeline
+ * comes from the journal or, without one, from {@linkplain #cassette cassettes} (their recorded
+ * messages), or, without either, from the event log's faults.
  */
 public final class HtmlReport {
 
@@ -39,6 +48,7 @@ public final class HtmlReport {
     private JsonNode journal;
     private final ArrayNode events = JSON.createArrayNode();
     private JsonNode check;
+    private final List<Cassette> cassettes = new ArrayList<>();
     private Instant generated = Instant.now();
 
     private HtmlReport(String title) {
@@ -56,6 +66,9 @@ public final class HtmlReport {
      * @throws IllegalArgumentException when it is not such an object
      */
     public HtmlReport journal(String json) {
+        if (!cassettes.isEmpty()) {
+            throw new IllegalArgumentException(BOTH);
+        }
         JsonNode node = parse(json, "journal");
         if (!node.path("entries").isArray()) {
             throw new IllegalArgumentException("journal: an object without an entries array (expected: what GET "
@@ -103,6 +116,35 @@ public final class HtmlReport {
         return this;
     }
 
+    /** Why a report takes a journal or cassettes, not both: each is the whole timeline. */
+    private static final String BOTH = "a journal and a cassette both give the timeline, every message of the run "
+            + "(expected: one or the other; the event log and the check report go with either)";
+
+    /**
+     * A recording ({@code --record}, see {@code docs/record-replay.md}) as the timeline: each
+     * recorded message a row at its time ({@code recordedAt} plus its {@code t}), requests paired
+     * with their answers by the page as for a journal. Several cassettes (one per HTTP session)
+     * make one timeline, in time order. A cassette holds messages, not what the rules did (by
+     * default it records what the peers sent): the faults are the event log's, counted per rule.
+     *
+     * @throws IllegalArgumentException when the report has a journal already, or the cassette's
+     *                                  {@code recordedAt} is not a time
+     */
+    public HtmlReport cassette(Cassette cassette) {
+        Objects.requireNonNull(cassette, "cassette");
+        if (journal != null) {
+            throw new IllegalArgumentException(BOTH);
+        }
+        try {
+            Instant.parse(cassette.header().recordedAt());
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("cassette: recordedAt '" + cassette.header().recordedAt()
+                    + "' (expected: an ISO-8601 time such as 2026-12-02T06:16:27.673Z)", e);
+        }
+        cassettes.add(cassette);
+        return this;
+    }
+
     /** When it was written, shown in its header; default now. */
     public HtmlReport generated(Instant when) {
         this.generated = Objects.requireNonNull(when, "when");
@@ -128,6 +170,8 @@ public final class HtmlReport {
         data.put("generated", generated.toString());
         if (journal != null) {
             data.set("journal", journal);
+        } else if (!cassettes.isEmpty()) {
+            data.set("journal", journalOf(cassettes));
         }
         data.set("events", events);
         if (check != null) {
@@ -142,6 +186,81 @@ public final class HtmlReport {
                 .replace("<script src=\"app.js\" defer></script>\n", "")
                 .replace("</body>", "<script id=\"mcp-chaos-data\" type=\"application/json\">" + embedded
                         + "</script>\n<script>\n" + UiPages.text("app.js") + "</script>\n</body>");
+    }
+
+    /** One recorded message, at its time. */
+    private record Recorded(Instant at, String transport, CassetteEntry entry) {
+    }
+
+    /**
+     * The cassettes' messages as a journal as {@code GET /journal} serves it (the page's one input
+     * for a timeline): in time order, numbered from 1, all delivered, without faults.
+     */
+    private static ObjectNode journalOf(List<Cassette> cassettes) {
+        List<Recorded> all = new ArrayList<>();
+        for (Cassette cassette : cassettes) {
+            Instant start = Instant.parse(cassette.header().recordedAt());
+            for (CassetteEntry entry : cassette.entries()) {
+                all.add(new Recorded(start.plusNanos(Math.round(entry.timeMillis() * 1e6)),
+                        cassette.header().transport(), entry));
+            }
+        }
+        all.sort(Comparator.comparing(Recorded::at)); // stable: a cassette's own order among equal times
+        ObjectNode journal = JSON.createObjectNode();
+        journal.put("capacity", all.size());
+        journal.put("evicted", 0);
+        journal.put("next", all.size() + 1);
+        ArrayNode entries = journal.putArray("entries");
+        Instant t0 = all.isEmpty() ? Instant.EPOCH : all.get(0).at();
+        long seq = 0;
+        for (Recorded r : all) {
+            CassetteEntry e = r.entry();
+            ObjectNode row = entries.addObject();
+            row.put("seq", ++seq);
+            row.put("elapsed_ns", Duration.between(t0, r.at()).toNanos());
+            row.put("time", r.at().toString());
+            row.put("session", e.session());
+            row.put("transport", r.transport());
+            row.put("direction", e.direction() == Direction.CLIENT_TO_SERVER ? "client_to_server" : "server_to_client");
+            JsonNode m = e.message();
+            row.put("kind", kindOf(m));
+            if (m != null && m.isObject() && m.has("id") && (m.get("id").isNumber() || m.get("id").isTextual())) {
+                row.set("id", m.get("id"));
+            }
+            String method = e.method();
+            if (method != null) {
+                row.put("method", method);
+                JsonNode tool = m.path("params").path("name");
+                if (method.equals("tools/call") && tool.isTextual()) {
+                    row.put("tool", tool.asText());
+                }
+            }
+            if (e.http() != null && e.direction() == Direction.SERVER_TO_CLIENT && e.http().status() > 0) {
+                row.put("http_status", e.http().status());
+            }
+            row.put("delivered", true);
+        }
+        return journal;
+    }
+
+    /** The journal's kind of a recorded message (null: a line that was not JSON). */
+    private static String kindOf(JsonNode m) {
+        if (m == null) {
+            return "malformed";
+        }
+        if (m.isArray()) {
+            return "batch";
+        }
+        if (!m.isObject()) {
+            return "other";
+        }
+        if (m.path("method").isTextual()) {
+            return m.has("id") ? "request" : "notification";
+        }
+        if (m.has("error")) {
+            return "error";
+        }
+        return m.has("result") ? "response" : "other";
     }
 
     /** Writes {@link #render()} to {@code file} (UTF-8). */
