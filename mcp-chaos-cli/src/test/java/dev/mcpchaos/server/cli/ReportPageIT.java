@@ -26,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * opened from disk in headless Chromium with the network off ({@code test-peers/ui/report-page.mjs},
  * Debian's {@code chromium} driven by {@code playwright-core}, as {@code LivePageIT} does): it shows
  * the event log's faults, by count and by rule, requests nothing but the file, and logs no error.
- * The screenshot is kept in {@code target/ui-screenshots/7-report-command.png}. Without chromium or
+ * So do the report of the session's cassette with its event log (every recorded message, the
+ * faults on theirs) and the one {@code --html} wrote at the session's end. The screenshots are
+ * kept in {@code target/ui-screenshots/} (7-report-command, 8-report-cassette, 9-report-html-option). Without chromium or
  * playwright-core the test is skipped with the reason, except with {@code CI=true}, where it fails.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -67,9 +69,7 @@ class ReportPageIT {
             }
         }
         assertThat(logged).containsExactly(Map.entry(ReportSession.RULE, 2L));
-        Map<String, Long> shown = new TreeMap<>();
-        opened.path("faultsByRule").fields().forEachRemaining(f -> shown.put(f.getKey(), f.getValue().asLong()));
-        assertThat(shown).as("faults on the timeline's rows, by rule").isEqualTo(logged);
+        assertThat(byRule(opened)).as("faults on the timeline's rows, by rule").isEqualTo(logged);
         assertThat(opened.path("rulesShown").toString())
                 .isEqualTo("[{\"rule\":\"" + ReportSession.RULE + "\",\"injected\":\"2\"}]");
         assertThat(opened.path("messageRows").asLong()).as("without a journal: a row per fault").isEqualTo(2);
@@ -82,6 +82,33 @@ class ReportPageIT {
         Path png = screenshots.resolve("7-report-command.png");
         assertThat(png).exists();
         assertThat(Files.size(png)).isGreaterThan(10_000);
+
+        // The recording with the event log: every recorded message, each of the log's faults on its own.
+        Path replayed = screenshots.resolve("report-cassette.html");
+        code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report", "--out",
+                replayed.toString(), session.cassette().toString(), session.events().toString());
+        assertThat(code).as(err.toString()).isZero();
+        JsonNode withCassette = runNode("report-page.mjs", Map.of("REPORT", replayed.toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "8-report-cassette", "CHROMIUM", chromium.toString()));
+        assertThat(byRule(withCassette)).isEqualTo(logged);
+        assertThat(withCassette.path("messageRows").asLong())
+                .isEqualTo(dev.mcpchaos.server.record.Cassette.read(session.cassette()).entries().size());
+        assertThat(withCassette.path("consoleErrors")).isEmpty();
+
+        // --html's own file, written at the session's end: its journal's messages, the same faults.
+        JsonNode atTheEnd = runNode("report-page.mjs", Map.of("REPORT", session.html().toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "9-report-html-option", "CHROMIUM", chromium.toString()));
+        assertThat(byRule(atTheEnd)).isEqualTo(logged);
+        assertThat(atTheEnd.path("checkInfo").asText()).doesNotContain("no referee report");
+        assertThat(atTheEnd.path("consoleErrors")).isEmpty();
+        atTheEnd.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+    }
+
+    /** The faults on the timeline's rows, by rule. */
+    private static Map<String, Long> byRule(JsonNode opened) {
+        Map<String, Long> shown = new TreeMap<>();
+        opened.path("faultsByRule").fields().forEachRemaining(f -> shown.put(f.getKey(), f.getValue().asLong()));
+        return shown;
     }
 
     /** Fails with CI=true, skips otherwise: the project's rule for a missing engine. */

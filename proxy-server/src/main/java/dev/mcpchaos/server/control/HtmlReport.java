@@ -19,8 +19,11 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One self-contained HTML file with the live page's views (timeline, rules, verdicts, rates) of a
@@ -125,7 +128,8 @@ public final class HtmlReport {
      * recorded message a row at its time ({@code recordedAt} plus its {@code t}), requests paired
      * with their answers by the page as for a journal. Several cassettes (one per HTTP session)
      * make one timeline, in time order. A cassette holds messages, not what the rules did (by
-     * default it records what the peers sent): the faults are the event log's, counted per rule.
+     * default it records what the peers sent): each fault of the {@linkplain #events event log}
+     * is put on the message it hit, found by session, direction, kind and JSON-RPC id.
      *
      * @throws IllegalArgumentException when the report has a journal already, or the cassette's
      *                                  {@code recordedAt} is not a time
@@ -171,7 +175,7 @@ public final class HtmlReport {
         if (journal != null) {
             data.set("journal", journal);
         } else if (!cassettes.isEmpty()) {
-            data.set("journal", journalOf(cassettes));
+            data.set("journal", journalOf(cassettes, events));
         }
         data.set("events", events);
         if (check != null) {
@@ -194,9 +198,10 @@ public final class HtmlReport {
 
     /**
      * The cassettes' messages as a journal as {@code GET /journal} serves it (the page's one input
-     * for a timeline): in time order, numbered from 1, all delivered, without faults.
+     * for a timeline): in time order, numbered from 1, each fault of {@code events} on its message
+     * (see {@link #placeFaults}).
      */
-    private static ObjectNode journalOf(List<Cassette> cassettes) {
+    private static ObjectNode journalOf(List<Cassette> cassettes, ArrayNode events) {
         List<Recorded> all = new ArrayList<>();
         for (Cassette cassette : cassettes) {
             Instant start = Instant.parse(cassette.header().recordedAt());
@@ -212,6 +217,7 @@ public final class HtmlReport {
         journal.put("next", all.size() + 1);
         ArrayNode entries = journal.putArray("entries");
         Instant t0 = all.isEmpty() ? Instant.EPOCH : all.get(0).at();
+        Map<String, ObjectNode> asked = new HashMap<>(); // requests by session, direction and id, until answered
         long seq = 0;
         for (Recorded r : all) {
             CassetteEntry e = r.entry();
@@ -234,13 +240,102 @@ public final class HtmlReport {
                 if (method.equals("tools/call") && tool.isTextual()) {
                     row.put("tool", tool.asText());
                 }
+                if (row.has("id")) {
+                    asked.put(requestKey(e.session(), e.direction(), row.get("id")), row);
+                }
+            } else if (row.has("id")) {
+                // An answer names what it answers, as the journal's entries do: its request's method and tool.
+                ObjectNode request = asked.remove(requestKey(e.session(), e.direction() == Direction.CLIENT_TO_SERVER
+                        ? Direction.SERVER_TO_CLIENT : Direction.CLIENT_TO_SERVER, row.get("id")));
+                if (request != null) {
+                    row.put("method", request.path("method").asText());
+                    if (request.has("tool")) {
+                        row.put("tool", request.path("tool").asText());
+                    }
+                }
             }
             if (e.http() != null && e.direction() == Direction.SERVER_TO_CLIENT && e.http().status() > 0) {
                 row.put("http_status", e.http().status());
             }
             row.put("delivered", true);
         }
+        placeFaults(entries, events);
         return journal;
+    }
+
+    /** Faults that keep a request from its server: the proxy answers it instead (docs/ui.md's "made"). */
+    private static final Set<String> ANSWERED_BY_THE_PROXY = Set.of("error", "tool_error",
+            "http_status", "session_expire");
+
+    /**
+     * Puts each fault event on the recorded message it hit, as the journal would have: the message
+     * of the same session, direction, kind and JSON-RPC id, the nearest in time when there are
+     * several (an id used again). A recording by default holds what the peers sent, so that
+     * message is there. A fault on a message without an id (a notification) is not placed: which
+     * one it was is a guess; the rules panel counts it all the same. A dropped message, or a
+     * request the proxy answered itself, is marked not delivered.
+     */
+    private static void placeFaults(ArrayNode entries, ArrayNode events) {
+        Map<String, List<ObjectNode>> byMessage = new HashMap<>();
+        for (JsonNode entry : entries) {
+            if (entry.has("id")) {
+                byMessage.computeIfAbsent(messageKey(entry), k -> new ArrayList<>()).add((ObjectNode) entry);
+            }
+        }
+        for (JsonNode event : events) {
+            if (!"fault".equals(event.path("event").asText()) || !event.has("id")) {
+                continue;
+            }
+            List<ObjectNode> candidates = byMessage.get(messageKey(event));
+            if (candidates == null) {
+                continue;
+            }
+            Instant at = instant(event.path("time").asText());
+            ObjectNode hit = candidates.get(0);
+            if (at != null) {
+                for (ObjectNode candidate : candidates) {
+                    if (distance(candidate, at) < distance(hit, at)) {
+                        hit = candidate;
+                    }
+                }
+            }
+            ObjectNode fault = (hit.has("faults") ? (ArrayNode) hit.get("faults") : hit.putArray("faults")).addObject();
+            fault.put("rule", event.path("rule").asText());
+            fault.put("fault", event.path("fault").asText());
+            if (event.hasNonNull("detail")) {
+                fault.put("detail", event.path("detail").asText());
+            }
+            String type = event.path("fault").asText();
+            if (type.equals("drop") || type.equals("blackhole")
+                    || (ANSWERED_BY_THE_PROXY.contains(type) && "request".equals(hit.path("kind").asText()))) {
+                hit.put("delivered", false);
+            }
+        }
+    }
+
+    /** Session, direction, kind and id: what names one message in a journal entry and a fault event alike. */
+    private static String messageKey(JsonNode node) {
+        JsonNode id = node.path("id");
+        return node.path("session").asText() + '|' + node.path("direction").asText() + '|' + node.path("kind").asText()
+                + '|' + (id.isTextual() ? "s:" : "n:") + id.asText();
+    }
+
+    /** A request sent in {@code direction}, by its session and id: what its answer, the other way, is paired by. */
+    private static String requestKey(String session, Direction direction, JsonNode id) {
+        return session + '|' + direction + '|' + (id.isTextual() ? "s:" : "n:") + id.asText();
+    }
+
+    private static long distance(JsonNode entry, Instant at) {
+        Instant when = instant(entry.path("time").asText());
+        return when == null ? Long.MAX_VALUE : Math.abs(Duration.between(when, at).toNanos());
+    }
+
+    private static Instant instant(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
     }
 
     /** The journal's kind of a recorded message (null: a line that was not JSON). */

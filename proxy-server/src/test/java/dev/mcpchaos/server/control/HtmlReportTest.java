@@ -92,15 +92,57 @@ class HtmlReportTest {
         // elapsed in tenths of a millisecond from the first message (b's, at 06:00:00.005).
         assertThat(rows.toString()).isEqualTo("""
                 1 0 sess-b client_to_server request 7 search 0 true
-                2 125 sess-b server_to_client error 7 - 200 true
+                2 125 sess-b server_to_client error 7 search 200 true
                 3 130 sess-b server_to_client malformed - - 0 true
                 4 9950 sess-a client_to_server request 7 search 0 true
-                5 10075 sess-a server_to_client error 7 - 200 true
+                5 10075 sess-a server_to_client error 7 search 200 true
                 6 10080 sess-a server_to_client malformed - - 0 true
                 """);
         assertThat(entries.get(0).path("time").asText()).isEqualTo("2026-12-07T06:00:00.005Z");
         assertThat(entries.get(0).path("transport").asText()).isEqualTo("http");
         assertThat(entries.get(0).path("method").asText()).isEqualTo("tools/call");
+        // An answer names what it answers, as in a journal.
+        assertThat(entries.get(1).path("method").asText()).isEqualTo("tools/call");
+        assertThat(entries.get(2).has("method")).isFalse();
+    }
+
+    @Test
+    void eachFaultOfTheEventLogIsPutOnTheRecordedMessageItHit() throws Exception {
+        // The same session and id twice (a client that began again): the fault goes to the nearer in time.
+        Cassette first = cassette("2026-12-07T06:00:01Z", "sess-a", 0);
+        Cassette again = cassette("2026-12-07T06:00:03Z", "sess-a", 0);
+        String hit = "{\"seq\":4,\"time\":\"2026-12-07T06:00:03.001Z\",\"event\":\"fault\",\"session\":\"sess-a\","
+                + "\"direction\":\"client_to_server\",\"rule\":\"search-fails\",\"fault\":\"error\",\"kind\":\"request\","
+                + "\"id\":7,\"method\":\"tools/call\",\"tool\":\"search\",\"detail\":\"answered -32050\"}";
+        String slow = hit.replace("\"seq\":4", "\"seq\":5").replace("client_to_server", "server_to_client")
+                .replace("search-fails", "slow-errors").replace("\"fault\":\"error\"", "\"fault\":\"latency\"")
+                .replace("\"kind\":\"request\"", "\"kind\":\"error\"").replace("06:00:03.001", "06:00:01.013");
+        String notification = "{\"seq\":6,\"time\":\"2026-12-07T06:00:01.020Z\",\"event\":\"fault\",\"session\":\"sess-a\","
+                + "\"direction\":\"server_to_client\",\"rule\":\"lose-progress\",\"fault\":\"drop\","
+                + "\"kind\":\"notification\",\"method\":\"notifications/progress\"}";
+        String elsewhere = hit.replace("sess-a", "sess-z");
+        String html = HtmlReport.builder("r").cassette(first).cassette(again)
+                .events(List.of(hit, slow, notification, elsewhere)).render();
+        Matcher data = DATA.matcher(html);
+        assertThat(data.find()).isTrue();
+        JsonNode entries = new ObjectMapper().readTree(data.group(1)).path("journal").path("entries");
+        StringBuilder faults = new StringBuilder();
+        for (JsonNode e : entries) {
+            faults.append(e.path("seq").asLong()).append(' ').append(e.path("kind").asText()).append(' ')
+                    .append(e.path("faults").findValuesAsText("rule")).append(' ')
+                    .append(e.path("delivered").asBoolean() ? "delivered" : "not delivered").append('\n');
+        }
+        assertThat(faults.toString()).isEqualTo("""
+                1 request [] delivered
+                2 error [slow-errors] delivered
+                3 malformed [] delivered
+                4 request [search-fails] not delivered
+                5 error [] delivered
+                6 malformed [] delivered
+                """);
+        assertThat(entries.get(3).path("faults").get(0).path("detail").asText()).isEqualTo("answered -32050");
+        // The event log itself is in the report whole: the rules panel counts all four.
+        assertThat(new ObjectMapper().readTree(html.substring(data.start(1), data.end(1))).path("events")).hasSize(4);
     }
 
     @Test
