@@ -1,6 +1,7 @@
 // Opens a report written by HtmlReport (proxy-server) from disk in headless Chromium with the
 // network off, for LivePageIT: what it shows, by count. Environment: REPORT (the HTML file),
-// SCREENSHOTS (a directory), CHROMIUM (the browser binary). Prints one JSON object on stdout.
+// SCREENSHOTS (a directory), CHROMIUM (the browser binary), SHOT (the screenshot's name, default
+// 6-report-offline; ReportPageIT in mcp-chaos-cli gives its own). Prints one JSON object on stdout.
 import { chromium } from 'playwright-core';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,7 +38,7 @@ try {
     rule: r.dataset.rule, injected: r.querySelector('.injected').textContent })));
   result.checkInfo = await page.textContent('#check-info');
   result.steering = await page.$$eval('#panic, #add-rule, td.actions', (els) => els.filter((e) => e.offsetParent !== null).length);
-  await page.screenshot({ path: join(env('SCREENSHOTS'), '6-report-offline.png'), fullPage: true });
+  await page.screenshot({ path: join(env('SCREENSHOTS'), (process.env.SHOT || '6-report-offline') + '.png'), fullPage: true });
 } catch (e) {
   result.error = String(e && e.stack || e);
 } finally {

@@ -5,16 +5,22 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.rules.journal.JournalJson;
 import dev.mcpchaos.server.ChaosBuilder;
+import dev.mcpchaos.server.RunningProxy;
 import dev.mcpchaos.server.check.Check;
 import dev.mcpchaos.server.check.CheckReports;
 import dev.mcpchaos.server.check.Referee;
 import dev.mcpchaos.server.check.Severity;
+import dev.mcpchaos.server.control.HtmlReport;
+import dev.mcpchaos.server.events.EventLog;
+import dev.mcpchaos.server.events.EventRing;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -53,9 +59,26 @@ final class CheckOptions {
     /** The warm-up thread was started (once is enough). */
     private boolean warming;
 
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "At the end, also write the session as one self-contained HTML file (the live page's "
+                    + "timeline, rules and verdicts, with its journal, faults and the checks' report; see docs/ui.md). "
+                    + "Implies --check.")
+    Path html;
+
+    /**
+     * How many of the session's faults {@code --html} keeps for the report, the newest: as many
+     * rows as the page's timeline keeps (docs/ui.md), about 5 MB of JSON lines at most.
+     */
+    static final int HTML_FAULTS = 20_000;
+
+    /** The session's faults as event-log lines, for --html; null without it. */
+    private EventRing htmlFaults;
+    /** The report {@link #finish(PrintStream, int)} made, for --html. */
+    private Referee.Report finished;
+
     /** Whether checking is on: {@code --check}, or an option that implies it. */
     boolean enabled() {
-        return check || reports.report != null || reports.junit != null || failOn != null;
+        return check || reports.report != null || reports.junit != null || failOn != null || html != null;
     }
 
     /**
@@ -70,6 +93,11 @@ final class CheckOptions {
             threshold = failOn == null ? null : severity("--check-fail-on", failOn);
             referee = reports.newReferee();
             builder.check(referee);
+            if (html != null) {
+                // The event log's fault lines, whether or not --events writes them anywhere.
+                htmlFaults = new EventRing(HTML_FAULTS);
+                builder.faultListener(new EventLog(null, false, htmlFaults));
+            }
         } else if (!reports.deadline.equals("60s")) {
             throw new OptionValueException("--check-deadline: given without --check (expected: --check too)");
         }
@@ -86,6 +114,7 @@ final class CheckOptions {
             return exitCode;
         }
         Referee.Report report = referee.report();
+        finished = report;
         reports.write(report, err, "mcp-chaos --check");
         if (threshold == null || !report.failsAt(threshold)) {
             return exitCode;
@@ -96,6 +125,31 @@ final class CheckOptions {
                 + (threshold == Severity.WARNING ? ", " + warnings + (warnings == 1 ? " warning" : " warnings") : "")
                 + " found; exit code " + CHECK_FAILED + " (the session's own: " + exitCode + ")");
         return CHECK_FAILED;
+    }
+
+    /**
+     * {@link #finish(PrintStream, int)}, then the {@code --html} report of {@code proxy}'s session:
+     * its journal (when it kept one), its faults and the checks' report. A file that cannot be
+     * written is said on {@code err} and leaves the exit code as it is, as for {@code --check-report}.
+     */
+    int finish(PrintStream err, int exitCode, RunningProxy proxy) {
+        int code = finish(err, exitCode);
+        if (html != null && finished != null) {
+            HtmlReport page = HtmlReport.builder("mcp-chaos " + proxy.transport().name().toLowerCase(Locale.ROOT)
+                    + " --check").check(CheckReports.json(finished));
+            try {
+                page.journal(JournalJson.write(proxy.journal().snapshot()));
+            } catch (IllegalStateException journalOff) {
+                // --journal off: the timeline is the faults', and the page says so
+            }
+            page.events(htmlFaults.since(0, HTML_FAULTS).events());
+            try {
+                page.write(html);
+            } catch (UncheckedIOException e) {
+                err.println("mcp-chaos: --html: '" + html + "' cannot be written: " + e.getCause().getMessage());
+            }
+        }
+        return code;
     }
 
     private static long total(Referee.Report report, Severity severity) {

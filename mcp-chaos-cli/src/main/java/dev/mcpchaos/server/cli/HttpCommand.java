@@ -193,7 +193,7 @@ final class HttpCommand implements Callable<Integer> {
                 proxy.drain(drain);
             }
         } finally {
-            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code, running); // after the close: the referee has seen everything
         }
         return code;
     }

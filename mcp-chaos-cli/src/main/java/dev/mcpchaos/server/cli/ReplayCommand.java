@@ -210,7 +210,7 @@ final class ReplayCommand implements Callable<Integer> {
             code = served != 0 ? served : failOnUnmatched && replay.unmatched() > 0 ? 1 : 0;
         } finally {
             proxy.close();
-            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code, proxy); // after the close: the referee has seen everything
         }
         return code;
     }
@@ -250,7 +250,7 @@ final class ReplayCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         // after the close: the referee has seen everything
-        int code = chaos.checks.finish(System.err, failOnUnmatched && replay.unmatched() > 0 ? 1 : 0);
+        int code = chaos.checks.finish(System.err, failOnUnmatched && replay.unmatched() > 0 ? 1 : 0, proxy);
         System.err.println("mcp-chaos: replay stopped; " + requests(replay.served()) + " answered from the cassettes, "
                 + replay.unmatched() + " without a recording");
         return code;

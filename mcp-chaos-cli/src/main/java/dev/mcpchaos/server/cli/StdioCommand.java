@@ -155,7 +155,7 @@ final class StdioCommand implements Callable<Integer> {
             code = proxy.exitCode().join();
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
-            code = chaos.checks.finish(System.err, code); // after the close: the referee has seen everything
+            code = chaos.checks.finish(System.err, code, proxy); // after the close: the referee has seen everything
         }
         return code;
     }

@@ -25,7 +25,7 @@ class MainTest {
     @Test
     void withoutASubcommandOrWithAnUnknownOneAllAreThereForTheUsageAndSuggestions() {
         String[] all = {"stdio", "http", "demo", "demo-server", "validate", "rules", "journal", "replay", "import",
-            "check", "diff", "help"};
+            "check", "diff", "report", "help"};
         assertThat(Main.commandLine().getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("--help").getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("stdoi").getSubcommands()).containsOnlyKeys(all);
@@ -44,7 +44,7 @@ class MainTest {
         StringWriter err = new StringWriter();
         assertThat(Main.run(new PrintWriter(new StringWriter()), new PrintWriter(err))).isEqualTo(2);
         assertThat(err.toString()).contains("a subcommand is needed: stdio, http, demo, demo-server, validate, rules, "
-                + "journal, replay, import, check, diff");
+                + "journal, replay, import, check, diff, report");
     }
 
     @Test

@@ -5,15 +5,25 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.record.Cassette;
+import dev.mcpchaos.server.record.CassetteEntry;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One self-contained HTML file with the live page's views (timeline, rules, verdicts, rates) of a
@@ -29,7 +39,9 @@ import java.util.Objects;
  *         .render();
  * }</pre>
  *
- * Each input is optional; what is given is checked to be JSON of the expected shape.
+ * Each input is optional; what is given is checked to be JSON of the expected shape. The timeline
+ * comes from the journal or, without one, from {@linkplain #cassette cassettes} (their recorded
+ * messages), or, without either, from the event log's faults.
  */
 public final class HtmlReport {
 
@@ -39,6 +51,7 @@ public final class HtmlReport {
     private JsonNode journal;
     private final ArrayNode events = JSON.createArrayNode();
     private JsonNode check;
+    private final List<Cassette> cassettes = new ArrayList<>();
     private Instant generated = Instant.now();
 
     private HtmlReport(String title) {
@@ -56,6 +69,9 @@ public final class HtmlReport {
      * @throws IllegalArgumentException when it is not such an object
      */
     public HtmlReport journal(String json) {
+        if (!cassettes.isEmpty()) {
+            throw new IllegalArgumentException(BOTH);
+        }
         JsonNode node = parse(json, "journal");
         if (!node.path("entries").isArray()) {
             throw new IllegalArgumentException("journal: an object without an entries array (expected: what GET "
@@ -103,6 +119,36 @@ public final class HtmlReport {
         return this;
     }
 
+    /** Why a report takes a journal or cassettes, not both: each is the whole timeline. */
+    private static final String BOTH = "a journal and a cassette both give the timeline, every message of the run "
+            + "(expected: one or the other; the event log and the check report go with either)";
+
+    /**
+     * A recording ({@code --record}, see {@code docs/record-replay.md}) as the timeline: each
+     * recorded message a row at its time ({@code recordedAt} plus its {@code t}), requests paired
+     * with their answers by the page as for a journal. Several cassettes (one per HTTP session)
+     * make one timeline, in time order. A cassette holds messages, not what the rules did (by
+     * default it records what the peers sent): each fault of the {@linkplain #events event log}
+     * is put on the message it hit, found by session, direction, kind and JSON-RPC id.
+     *
+     * @throws IllegalArgumentException when the report has a journal already, or the cassette's
+     *                                  {@code recordedAt} is not a time
+     */
+    public HtmlReport cassette(Cassette cassette) {
+        Objects.requireNonNull(cassette, "cassette");
+        if (journal != null) {
+            throw new IllegalArgumentException(BOTH);
+        }
+        try {
+            Instant.parse(cassette.header().recordedAt());
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("cassette: recordedAt '" + cassette.header().recordedAt()
+                    + "' (expected: an ISO-8601 time such as 2026-12-02T06:16:27.673Z)", e);
+        }
+        cassettes.add(cassette);
+        return this;
+    }
+
     /** When it was written, shown in its header; default now. */
     public HtmlReport generated(Instant when) {
         this.generated = Objects.requireNonNull(when, "when");
@@ -128,6 +174,8 @@ public final class HtmlReport {
         data.put("generated", generated.toString());
         if (journal != null) {
             data.set("journal", journal);
+        } else if (!cassettes.isEmpty()) {
+            data.set("journal", journalOf(cassettes, events));
         }
         data.set("events", events);
         if (check != null) {
@@ -142,6 +190,172 @@ public final class HtmlReport {
                 .replace("<script src=\"app.js\" defer></script>\n", "")
                 .replace("</body>", "<script id=\"mcp-chaos-data\" type=\"application/json\">" + embedded
                         + "</script>\n<script>\n" + UiPages.text("app.js") + "</script>\n</body>");
+    }
+
+    /** One recorded message, at its time. */
+    private record Recorded(Instant at, String transport, CassetteEntry entry) {
+    }
+
+    /**
+     * The cassettes' messages as a journal as {@code GET /journal} serves it (the page's one input
+     * for a timeline): in time order, numbered from 1, each fault of {@code events} on its message
+     * (see {@link #placeFaults}).
+     */
+    private static ObjectNode journalOf(List<Cassette> cassettes, ArrayNode events) {
+        List<Recorded> all = new ArrayList<>();
+        for (Cassette cassette : cassettes) {
+            Instant start = Instant.parse(cassette.header().recordedAt());
+            for (CassetteEntry entry : cassette.entries()) {
+                all.add(new Recorded(start.plusNanos(Math.round(entry.timeMillis() * 1e6)),
+                        cassette.header().transport(), entry));
+            }
+        }
+        all.sort(Comparator.comparing(Recorded::at)); // stable: a cassette's own order among equal times
+        ObjectNode journal = JSON.createObjectNode();
+        journal.put("capacity", all.size());
+        journal.put("evicted", 0);
+        journal.put("next", all.size() + 1);
+        ArrayNode entries = journal.putArray("entries");
+        Instant t0 = all.isEmpty() ? Instant.EPOCH : all.get(0).at();
+        Map<String, ObjectNode> asked = new HashMap<>(); // requests by session, direction and id, until answered
+        long seq = 0;
+        for (Recorded r : all) {
+            CassetteEntry e = r.entry();
+            ObjectNode row = entries.addObject();
+            row.put("seq", ++seq);
+            row.put("elapsed_ns", Duration.between(t0, r.at()).toNanos());
+            row.put("time", r.at().toString());
+            row.put("session", e.session());
+            row.put("transport", r.transport());
+            row.put("direction", e.direction() == Direction.CLIENT_TO_SERVER ? "client_to_server" : "server_to_client");
+            JsonNode m = e.message();
+            row.put("kind", kindOf(m));
+            if (m != null && m.isObject() && m.has("id") && (m.get("id").isNumber() || m.get("id").isTextual())) {
+                row.set("id", m.get("id"));
+            }
+            String method = e.method();
+            if (method != null) {
+                row.put("method", method);
+                JsonNode tool = m.path("params").path("name");
+                if (method.equals("tools/call") && tool.isTextual()) {
+                    row.put("tool", tool.asText());
+                }
+                if (row.has("id")) {
+                    asked.put(requestKey(e.session(), e.direction(), row.get("id")), row);
+                }
+            } else if (row.has("id")) {
+                // An answer names what it answers, as the journal's entries do: its request's method and tool.
+                ObjectNode request = asked.remove(requestKey(e.session(), e.direction() == Direction.CLIENT_TO_SERVER
+                        ? Direction.SERVER_TO_CLIENT : Direction.CLIENT_TO_SERVER, row.get("id")));
+                if (request != null) {
+                    row.put("method", request.path("method").asText());
+                    if (request.has("tool")) {
+                        row.put("tool", request.path("tool").asText());
+                    }
+                }
+            }
+            if (e.http() != null && e.direction() == Direction.SERVER_TO_CLIENT && e.http().status() > 0) {
+                row.put("http_status", e.http().status());
+            }
+            row.put("delivered", true);
+        }
+        placeFaults(entries, events);
+        return journal;
+    }
+
+    /** Faults that keep a request from its server: the proxy answers it instead (docs/ui.md's "made"). */
+    private static final Set<String> ANSWERED_BY_THE_PROXY = Set.of("error", "tool_error",
+            "http_status", "session_expire");
+
+    /**
+     * Puts each fault event on the recorded message it hit, as the journal would have: the message
+     * of the same session, direction, kind and JSON-RPC id, the nearest in time when there are
+     * several (an id used again). A recording by default holds what the peers sent, so that
+     * message is there. A fault on a message without an id (a notification) is not placed: which
+     * one it was is a guess; the rules panel counts it all the same. A dropped message, or a
+     * request the proxy answered itself, is marked not delivered.
+     */
+    private static void placeFaults(ArrayNode entries, ArrayNode events) {
+        Map<String, List<ObjectNode>> byMessage = new HashMap<>();
+        for (JsonNode entry : entries) {
+            if (entry.has("id")) {
+                byMessage.computeIfAbsent(messageKey(entry), k -> new ArrayList<>()).add((ObjectNode) entry);
+            }
+        }
+        for (JsonNode event : events) {
+            if (!"fault".equals(event.path("event").asText()) || !event.has("id")) {
+                continue;
+            }
+            List<ObjectNode> candidates = byMessage.get(messageKey(event));
+            if (candidates == null) {
+                continue;
+            }
+            Instant at = instant(event.path("time").asText());
+            ObjectNode hit = candidates.get(0);
+            if (at != null) {
+                for (ObjectNode candidate : candidates) {
+                    if (distance(candidate, at) < distance(hit, at)) {
+                        hit = candidate;
+                    }
+                }
+            }
+            ObjectNode fault = (hit.has("faults") ? (ArrayNode) hit.get("faults") : hit.putArray("faults")).addObject();
+            fault.put("rule", event.path("rule").asText());
+            fault.put("fault", event.path("fault").asText());
+            if (event.hasNonNull("detail")) {
+                fault.put("detail", event.path("detail").asText());
+            }
+            String type = event.path("fault").asText();
+            if (type.equals("drop") || type.equals("blackhole")
+                    || (ANSWERED_BY_THE_PROXY.contains(type) && "request".equals(hit.path("kind").asText()))) {
+                hit.put("delivered", false);
+            }
+        }
+    }
+
+    /** Session, direction, kind and id: what names one message in a journal entry and a fault event alike. */
+    private static String messageKey(JsonNode node) {
+        JsonNode id = node.path("id");
+        return node.path("session").asText() + '|' + node.path("direction").asText() + '|' + node.path("kind").asText()
+                + '|' + (id.isTextual() ? "s:" : "n:") + id.asText();
+    }
+
+    /** A request sent in {@code direction}, by its session and id: what its answer, the other way, is paired by. */
+    private static String requestKey(String session, Direction direction, JsonNode id) {
+        return session + '|' + direction + '|' + (id.isTextual() ? "s:" : "n:") + id.asText();
+    }
+
+    private static long distance(JsonNode entry, Instant at) {
+        Instant when = instant(entry.path("time").asText());
+        return when == null ? Long.MAX_VALUE : Math.abs(Duration.between(when, at).toNanos());
+    }
+
+    private static Instant instant(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /** The journal's kind of a recorded message (null: a line that was not JSON). */
+    private static String kindOf(JsonNode m) {
+        if (m == null) {
+            return "malformed";
+        }
+        if (m.isArray()) {
+            return "batch";
+        }
+        if (!m.isObject()) {
+            return "other";
+        }
+        if (m.path("method").isTextual()) {
+            return m.has("id") ? "request" : "notification";
+        }
+        if (m.has("error")) {
+            return "error";
+        }
+        return m.has("result") ? "response" : "other";
     }
 
     /** Writes {@link #render()} to {@code file} (UTF-8). */

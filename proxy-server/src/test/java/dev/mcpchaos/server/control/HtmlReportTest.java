@@ -2,7 +2,10 @@ package dev.mcpchaos.server.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.record.Cassette;
 import org.junit.jupiter.api.Test;
+
+import java.io.StringReader;
 
 import java.time.Instant;
 import java.util.List;
@@ -49,6 +52,114 @@ class HtmlReportTest {
         assertThat(embedded.path("events")).hasSize(1);
         assertThat(embedded.path("events").get(0).path("detail").asText()).isEqualTo("</script><script>alert(1)");
         assertThat(embedded.has("check")).isFalse();
+    }
+
+    /** A cassette of one HTTP session, recorded at {@code recordedAt}: its lines as the recorder writes them. */
+    private static Cassette cassette(String recordedAt, String session, double t0) throws Exception {
+        String header = "{\"type\":\"header\",\"format\":\"mcp-chaos-cassette\",\"version\":1,\"transport\":\"http\","
+                + "\"recordedAt\":\"" + recordedAt + "\",\"recorder\":\"mcp-chaos test\"}";
+        String http = "\"http\":{\"exchange\":1,\"method\":\"POST\",\"uri\":\"/mcp\"";
+        String lines = String.join("\n", header,
+                "{\"type\":\"message\",\"seq\":0,\"t\":" + t0 + ",\"dir\":\"c2s\",\"session\":\"" + session + "\","
+                        + http + "},\"message\":{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                        + "\"params\":{\"name\":\"search\",\"arguments\":{}}}}",
+                "{\"type\":\"message\",\"seq\":1,\"t\":" + (t0 + 12.5) + ",\"dir\":\"s2c\",\"session\":\"" + session
+                        + "\"," + http + ",\"status\":200},\"message\":{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":"
+                        + "{\"code\":-32000,\"message\":\"x\"}}}",
+                "{\"type\":\"message\",\"seq\":2,\"t\":" + (t0 + 13) + ",\"dir\":\"s2c\",\"session\":\"" + session
+                        + "\",\"raw\":\"not json\"}");
+        return Cassette.read(new StringReader(lines), session + ".ndjson");
+    }
+
+    @Test
+    void cassettesMakeOneTimelineOfTheirMessagesInTimeOrder() throws Exception {
+        // Recorded 1 s apart; b's session began first.
+        Cassette a = cassette("2026-12-07T06:00:01Z", "sess-a", 0);
+        Cassette b = cassette("2026-12-07T06:00:00Z", "sess-b", 5);
+        String html = HtmlReport.builder("r").cassette(a).cassette(b).render();
+        Matcher data = DATA.matcher(html);
+        assertThat(data.find()).isTrue();
+        JsonNode entries = new ObjectMapper().readTree(data.group(1)).path("journal").path("entries");
+        assertThat(entries).hasSize(6);
+        StringBuilder rows = new StringBuilder();
+        for (JsonNode e : entries) {
+            rows.append(e.path("seq").asLong()).append(' ').append(e.path("elapsed_ns").asLong() / 100_000).append(' ')
+                    .append(e.path("session").asText()).append(' ').append(e.path("direction").asText()).append(' ')
+                    .append(e.path("kind").asText()).append(' ').append(e.path("id").asText("-")).append(' ')
+                    .append(e.path("tool").asText("-")).append(' ').append(e.path("http_status").asInt()).append(' ')
+                    .append(e.path("delivered").asBoolean()).append('\n');
+        }
+        // elapsed in tenths of a millisecond from the first message (b's, at 06:00:00.005).
+        assertThat(rows.toString()).isEqualTo("""
+                1 0 sess-b client_to_server request 7 search 0 true
+                2 125 sess-b server_to_client error 7 search 200 true
+                3 130 sess-b server_to_client malformed - - 0 true
+                4 9950 sess-a client_to_server request 7 search 0 true
+                5 10075 sess-a server_to_client error 7 search 200 true
+                6 10080 sess-a server_to_client malformed - - 0 true
+                """);
+        assertThat(entries.get(0).path("time").asText()).isEqualTo("2026-12-07T06:00:00.005Z");
+        assertThat(entries.get(0).path("transport").asText()).isEqualTo("http");
+        assertThat(entries.get(0).path("method").asText()).isEqualTo("tools/call");
+        // An answer names what it answers, as in a journal.
+        assertThat(entries.get(1).path("method").asText()).isEqualTo("tools/call");
+        assertThat(entries.get(2).has("method")).isFalse();
+    }
+
+    @Test
+    void eachFaultOfTheEventLogIsPutOnTheRecordedMessageItHit() throws Exception {
+        // The same session and id twice (a client that began again): the fault goes to the nearer in time.
+        Cassette first = cassette("2026-12-07T06:00:01Z", "sess-a", 0);
+        Cassette again = cassette("2026-12-07T06:00:03Z", "sess-a", 0);
+        String hit = "{\"seq\":4,\"time\":\"2026-12-07T06:00:03.001Z\",\"event\":\"fault\",\"session\":\"sess-a\","
+                + "\"direction\":\"client_to_server\",\"rule\":\"search-fails\",\"fault\":\"error\",\"kind\":\"request\","
+                + "\"id\":7,\"method\":\"tools/call\",\"tool\":\"search\",\"detail\":\"answered -32050\"}";
+        String slow = hit.replace("\"seq\":4", "\"seq\":5").replace("client_to_server", "server_to_client")
+                .replace("search-fails", "slow-errors").replace("\"fault\":\"error\"", "\"fault\":\"latency\"")
+                .replace("\"kind\":\"request\"", "\"kind\":\"error\"").replace("06:00:03.001", "06:00:01.013");
+        String notification = "{\"seq\":6,\"time\":\"2026-12-07T06:00:01.020Z\",\"event\":\"fault\",\"session\":\"sess-a\","
+                + "\"direction\":\"server_to_client\",\"rule\":\"lose-progress\",\"fault\":\"drop\","
+                + "\"kind\":\"notification\",\"method\":\"notifications/progress\"}";
+        String elsewhere = hit.replace("sess-a", "sess-z");
+        String html = HtmlReport.builder("r").cassette(first).cassette(again)
+                .events(List.of(hit, slow, notification, elsewhere)).render();
+        Matcher data = DATA.matcher(html);
+        assertThat(data.find()).isTrue();
+        JsonNode entries = new ObjectMapper().readTree(data.group(1)).path("journal").path("entries");
+        StringBuilder faults = new StringBuilder();
+        for (JsonNode e : entries) {
+            faults.append(e.path("seq").asLong()).append(' ').append(e.path("kind").asText()).append(' ')
+                    .append(e.path("faults").findValuesAsText("rule")).append(' ')
+                    .append(e.path("delivered").asBoolean() ? "delivered" : "not delivered").append('\n');
+        }
+        assertThat(faults.toString()).isEqualTo("""
+                1 request [] delivered
+                2 error [slow-errors] delivered
+                3 malformed [] delivered
+                4 request [search-fails] not delivered
+                5 error [] delivered
+                6 malformed [] delivered
+                """);
+        assertThat(entries.get(3).path("faults").get(0).path("detail").asText()).isEqualTo("answered -32050");
+        // The event log itself is in the report whole: the rules panel counts all four.
+        assertThat(new ObjectMapper().readTree(html.substring(data.start(1), data.end(1))).path("events")).hasSize(4);
+    }
+
+    @Test
+    void aJournalAndACassetteAreNotOneTimeline() throws Exception {
+        Cassette a = cassette("2026-12-07T06:00:01Z", "sess-a", 0);
+        assertThatThrownBy(() -> HtmlReport.builder("r").journal(JOURNAL).cassette(a))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("a journal and a cassette both give the timeline");
+        assertThatThrownBy(() -> HtmlReport.builder("r").cassette(a).journal(JOURNAL))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("a journal and a cassette both give the timeline");
+        // Its twin: either one alone, with the events, is a report.
+        assertThat(HtmlReport.builder("r").cassette(a).events(List.of(FAULT)).render()).contains("sess-a");
+        assertThat(HtmlReport.builder("r").journal(JOURNAL).events(List.of(FAULT)).render()).contains("drop-x");
+        Cassette undated = cassette("yesterday", "sess-a", 0);
+        assertThatThrownBy(() -> HtmlReport.builder("r").cassette(undated))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("cassette: recordedAt 'yesterday'");
     }
 
     @Test

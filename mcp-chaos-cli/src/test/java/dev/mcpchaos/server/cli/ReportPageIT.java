@@ -1,0 +1,153 @@
+package dev.mcpchaos.server.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.it.DeployTools;
+import dev.mcpchaos.server.it.TestPeers;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The report {@code mcp-chaos report} makes from a real session's event log ({@link ReportSession}:
+ * the demo server behind {@code mcp-chaos stdio}, a rule failing {@code tools/call add} twice),
+ * opened from disk in headless Chromium with the network off ({@code test-peers/ui/report-page.mjs},
+ * Debian's {@code chromium} driven by {@code playwright-core}, as {@code LivePageIT} does): it shows
+ * the event log's faults, by count and by rule, requests nothing but the file, and logs no error.
+ * So do the report of the session's cassette with its event log (every recorded message, the
+ * faults on theirs) and the one {@code --html} wrote at the session's end. The screenshots are
+ * kept in {@code target/ui-screenshots/} (7-report-command, 8-report-cassette, 9-report-html-option). Without chromium or
+ * playwright-core the test is skipped with the reason, except with {@code CI=true}, where it fails.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class ReportPageIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theCommandsReportOfARealEventLogOpensOfflineAndShowsItsFaultsByCount() throws Exception {
+        Path chromium = DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
+        requireInstalled(TestPeers.testPeersDir().resolve("node_modules/playwright-core/package.json"),
+                "playwright-core is not installed in test-peers (run: cd " + TestPeers.testPeersDir()
+                        + " && npm ci --no-audit --no-fund)");
+        ReportSession session = ReportSession.run(dir);
+        assertThat(session.code()).isZero();
+
+        Path screenshots = Path.of("target", "ui-screenshots").toAbsolutePath();
+        Files.createDirectories(screenshots);
+        Path html = screenshots.resolve("report-command.html");
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report", "--out",
+                html.toString(), "--title", "ReportPageIT", session.events().toString());
+        assertThat(code).as(err.toString()).isZero();
+
+        JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", html.toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "7-report-command", "CHROMIUM", chromium.toString()));
+        Files.writeString(screenshots.resolve("report-command.json"), opened.toPrettyString());
+
+        // The event log's faults, by rule, as the file on disk says.
+        Map<String, Long> logged = new TreeMap<>();
+        for (String line : Files.readAllLines(session.events())) {
+            JsonNode event = JSON.readTree(line);
+            if (event.path("event").asText().equals("fault")) {
+                logged.merge(event.path("rule").asText(), 1L, Long::sum);
+            }
+        }
+        assertThat(logged).containsExactly(Map.entry(ReportSession.RULE, 2L));
+        assertThat(byRule(opened)).as("faults on the timeline's rows, by rule").isEqualTo(logged);
+        assertThat(opened.path("rulesShown").toString())
+                .isEqualTo("[{\"rule\":\"" + ReportSession.RULE + "\",\"injected\":\"2\"}]");
+        assertThat(opened.path("messageRows").asLong()).as("without a journal: a row per fault").isEqualTo(2);
+        assertThat(opened.path("summary").asText()).contains("2 faults");
+        assertThat(opened.path("title").asText()).isEqualTo("mcp-chaos report: ReportPageIT");
+        assertThat(opened.path("steering").asInt()).as("buttons and the form, hidden in a report").isZero();
+        assertThat(opened.path("consoleErrors")).isEmpty();
+        assertThat(opened.path("requests")).isNotEmpty();
+        opened.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+        Path png = screenshots.resolve("7-report-command.png");
+        assertThat(png).exists();
+        assertThat(Files.size(png)).isGreaterThan(10_000);
+
+        // The recording with the event log: every recorded message, each of the log's faults on its own.
+        Path replayed = screenshots.resolve("report-cassette.html");
+        code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report", "--out",
+                replayed.toString(), session.cassette().toString(), session.events().toString());
+        assertThat(code).as(err.toString()).isZero();
+        JsonNode withCassette = runNode("report-page.mjs", Map.of("REPORT", replayed.toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "8-report-cassette", "CHROMIUM", chromium.toString()));
+        assertThat(byRule(withCassette)).isEqualTo(logged);
+        assertThat(withCassette.path("messageRows").asLong())
+                .isEqualTo(dev.mcpchaos.server.record.Cassette.read(session.cassette()).entries().size());
+        assertThat(withCassette.path("consoleErrors")).isEmpty();
+
+        // --html's own file, written at the session's end: its journal's messages, the same faults.
+        JsonNode atTheEnd = runNode("report-page.mjs", Map.of("REPORT", session.html().toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "9-report-html-option", "CHROMIUM", chromium.toString()));
+        assertThat(byRule(atTheEnd)).isEqualTo(logged);
+        assertThat(atTheEnd.path("checkInfo").asText()).doesNotContain("no referee report");
+        assertThat(atTheEnd.path("consoleErrors")).isEmpty();
+        atTheEnd.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+    }
+
+    /** The faults on the timeline's rows, by rule. */
+    private static Map<String, Long> byRule(JsonNode opened) {
+        Map<String, Long> shown = new TreeMap<>();
+        opened.path("faultsByRule").fields().forEachRemaining(f -> shown.put(f.getKey(), f.getValue().asLong()));
+        return shown;
+    }
+
+    /** Fails with CI=true, skips otherwise: the project's rule for a missing engine. */
+    private static void requireInstalled(Path file, String reason) {
+        if (Files.isRegularFile(file)) {
+            return;
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new IllegalStateException("CI=true and " + reason);
+        }
+        Assumptions.abort("Skipped, " + reason + "; with CI=true this fails instead");
+    }
+
+    /** Runs {@code test-peers/ui/<name>} with {@code environment} and returns the JSON it printed. */
+    private JsonNode runNode(String name, Map<String, String> environment) throws Exception {
+        Path script = TestPeers.testPeersDir().resolve("ui").resolve(name);
+        Path out = dir.resolve(name + ".out");
+        Path err = dir.resolve(name + ".err");
+        ProcessBuilder builder = new ProcessBuilder(TestPeers.node().toString(), script.toString())
+                .directory(TestPeers.testPeersDir().toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        try {
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                throw new AssertionError(name + " did not end within 120 s; stderr:\n" + read(err));
+            }
+        } finally {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+        String stdout = read(out);
+        assertThat(process.exitValue()).as("%s exit code; stdout:\n%s\nstderr:\n%s", name, stdout, read(err))
+                .isZero();
+        return JSON.readTree(stdout);
+    }
+
+    private static String read(Path file) throws java.io.IOException {
+        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    }
+}
