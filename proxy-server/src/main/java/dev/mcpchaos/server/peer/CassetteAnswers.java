@@ -3,6 +3,7 @@ package dev.mcpchaos.server.peer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.internal.JsonTrees;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteEntry;
 
@@ -42,7 +43,8 @@ public final class CassetteAnswers {
                 continue; // a notification, or a line that is not JSON
             }
             boolean byClient = e.direction() == Direction.CLIENT_TO_SERVER;
-            String key = e.session() + " " + id;
+            // JsonTrees, not JsonNode.toString(): that builds an ObjectMapper, which a replay's start avoids (#34).
+            String key = e.session() + " " + JsonTrees.text(id);
             if (message.has("method")) {
                 (byClient ? fromClient : fromServer).put(key, e);
                 continue;
