@@ -42,6 +42,7 @@ public final class Main implements Runnable {
         commands.put("import", ImportCommand::new);
         commands.put("check", CheckCommand::new);
         commands.put("diff", DiffCommand::new);
+        commands.put("drill", DrillCommand::new);
         return commands;
     }
 
