@@ -155,15 +155,18 @@ public final class Catalogue {
                 Level.SHOULD, GOES_ON, Graders.goesOn(false)));
         s.add(notBuilt("server-crash", "the server process dies", "reports it; reconnects or stops cleanly",
                 "basic/lifecycle#shutdown", Level.SHOULD, Set.of(TransportKind.STDIO), ALL_ERAS, NO_STDIO));
-        s.add(built("write-answer-dropped", "the answer to the first tools/call is lost after the server did it",
-                List.of(Rules.drop("write-answer-dropped").onMethod("tools/call").onResponses().times(1)),
+        // blackhole, not drop: a dropped final SSE event ends the stream, which a client may resume
+        // and get the answer after all; a blackholed one keeps the stream open without it.
+        s.add(built("write-answer-dropped", "the answer to the first tools/call never comes, after the server did it",
+                List.of(Rules.blackhole("write-answer-dropped").onMethod("tools/call").onResponses().times(1)),
                 "does not send the call again blindly: reads back or reports the outcome unknown",
                 "server/tools#tool-annotations (idempotentHint)", Level.SHOULD,
                 "ClientVerification.notRetriedAfter the lost answer, and duplicateWrites(toolCall(\"*\")).never()",
                 Graders.noResendAfterLostAnswer()));
-        s.add(built("request-dropped", "the first tools/call never reaches the server",
-                List.of(Rules.drop("request-dropped").onMethod("tools/call").onRequests().times(1)),
-                "times out and sends the call again, under a new id (the server never saw it)",
+        s.add(built("request-dropped", "the first tools/list request never reaches the server",
+                List.of(Rules.drop("request-dropped").onMethod("tools/list").onRequests().times(1)),
+                "times out and sends the read again, under a new id (a read is safe to resend; a client cannot "
+                        + "tell a lost request from a lost answer, so it resends reads, never writes)",
                 "basic#requests (MUST: an id is not reused); basic/lifecycle#timeouts", Level.MUST,
                 "ClientVerification.retriedAfter the dropped request; fail when the resend reuses its id",
                 Graders.resendsDroppedRequest()));
