@@ -106,7 +106,8 @@ public final class Catalogue {
                         .times(1)),
                 "ignores the answer to a request it gave up on, without crashing, and goes on",
                 "basic/utilities/cancellation#timing-considerations", Level.MUST,
-                GOES_ON + ", and the client exited 0", Graders.goesOn(true)));
+                GOES_ON + ", and the client exited 0; a client whose own timeout is longer than 3 s gets the answer "
+                        + "in time, so the reason says whether it cancelled the request first", Graders.goesOn(true)));
         s.add(built("duplicate-answer", "the answer to a tools/call comes twice (an SSE answer; a JSON one cannot "
                         + "carry two)",
                 List.of(Rules.duplicate("duplicate-answer").onMethod("tools/call").onResponses().times(1)),
