@@ -73,7 +73,8 @@ let client;
 async function connect() {
   client = new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
-  await client.connect(transport, { timeout });
+  // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
+  await client.connect(transport, { timeout: Math.max(timeout, 10000) });
   sessionGone = false;
   print({ step: 'connect' });
 }
