@@ -43,6 +43,7 @@ public final class Main implements Runnable {
         commands.put("check", CheckCommand::new);
         commands.put("diff", DiffCommand::new);
         commands.put("report", ReportCommand::new);
+        commands.put("drill", DrillCommand::new);
         return commands;
     }
 

@@ -25,7 +25,7 @@ class MainTest {
     @Test
     void withoutASubcommandOrWithAnUnknownOneAllAreThereForTheUsageAndSuggestions() {
         String[] all = {"stdio", "http", "demo", "demo-server", "validate", "rules", "journal", "replay", "import",
-            "check", "diff", "report", "help"};
+            "check", "diff", "report", "drill", "help"};
         assertThat(Main.commandLine().getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("--help").getSubcommands()).containsOnlyKeys(all);
         assertThat(Main.commandLine("stdoi").getSubcommands()).containsOnlyKeys(all);

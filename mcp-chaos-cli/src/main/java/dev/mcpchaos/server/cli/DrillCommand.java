@@ -1,0 +1,146 @@
+package dev.mcpchaos.server.cli;
+
+import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.server.drill.Catalogue;
+import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Scenario;
+import dev.mcpchaos.server.drill.Scorecard;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code mcp-chaos drill}: grades an MCP client under faults, scenario by scenario, from the
+ * journal ({@link Drill}, docs/drill.md). Only maps options: everything behind it is the library's.
+ * Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage.
+ */
+@Command(name = "drill",
+        mixinStandardHelpOptions = true,
+        description = {"How resilient is my MCP client? Runs CLIENT_COMMAND once per scenario against the built-in "
+                + "demo server behind a proxy with the scenario's faults, as the MCP conformance suite's client mode "
+                + "does (the server's URL appended as the last argument, MCP_CONFORMANCE_SCENARIO=<name> in its "
+                + "environment), and grades each run from the journal: pass, fail, not applicable, not exercised "
+                + "(the fault never fired), with the evidence.",
+            "The scorecard goes to stderr as a table. This version drives Streamable HTTP in the 2025 era; "
+                    + "--list shows what is not built yet."},
+        footer = {"", "Examples:",
+            "  mcp-chaos drill --list",
+            "  mcp-chaos drill -- node my-client.mjs",
+            "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
+            "", "Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage."})
+final class DrillCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--list", description = "Print the catalogue (every scenario, built or not) and exit.")
+    boolean list;
+
+    @Option(names = "--scenario", paramLabel = "NAME",
+            description = "Run this scenario (repeatable). Default: every scenario this version can run.")
+    List<String> scenarios = new ArrayList<>();
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
+            description = "How long the client may run per scenario before it is stopped. Default: ${DEFAULT-VALUE}.")
+    String timeout;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "0",
+            description = "The seed of the scenarios' rules. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--report-json", paramLabel = "FILE", description = "Also write the scorecard as JSON here.")
+    Path reportJson;
+
+    @Option(names = "--junit", paramLabel = "FILE", description = "Also write the scorecard as JUnit XML here.")
+    Path junit;
+
+    @Option(names = "--show-client-output", description = "Pass the client's output on to stderr, each line "
+            + "prefixed with [scenario].")
+    boolean showClientOutput;
+
+    @Parameters(paramLabel = "CLIENT_COMMAND", arity = "0..*",
+            description = "The client command, after --; the server's URL is appended.")
+    List<String> command = new ArrayList<>();
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (list) {
+            out.print(listing());
+            out.flush();
+            return 0;
+        }
+        if (command.isEmpty()) {
+            throw new OptionValueException("CLIENT_COMMAND: missing (expected: mcp-chaos drill [options] -- "
+                    + "CLIENT_COMMAND..., or --list)");
+        }
+        Duration perScenario;
+        try {
+            perScenario = Units.parseDuration(timeout);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--timeout: " + e.getMessage());
+        }
+        Drill drill;
+        try {
+            drill = Drill.builder(command).scenarios(scenarios).timeout(perScenario).seed(seed);
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--" + e.getMessage());
+        }
+        if (showClientOutput) {
+            drill.clientOutput(line -> {
+                synchronized (err) {
+                    err.println(line);
+                    err.flush();
+                }
+            });
+        }
+        Scorecard card = drill.run();
+        err.print(card.table());
+        err.flush();
+        if (reportJson != null) {
+            Files.writeString(reportJson, card.toJson(), StandardCharsets.UTF_8);
+        }
+        if (junit != null) {
+            Files.writeString(junit, card.toJunitXml(), StandardCharsets.UTF_8);
+        }
+        return card.exitCode();
+    }
+
+    /** The catalogue, one block per scenario: what {@code --list} prints. */
+    static String listing() {
+        StringBuilder sb = new StringBuilder();
+        for (Scenario s : Catalogue.all()) {
+            String missing = Catalogue.notBuiltYet(s);
+            sb.append(s.name()).append("  [").append(s.level()).append(", ")
+                    .append(s.built() ? "runnable over http in the 2025 era" : "not built yet").append("]\n");
+            sb.append("  fault:      ").append(s.fault()).append('\n');
+            sb.append("  resilient:  ").append(s.resilient()).append('\n');
+            sb.append("  source:     ").append(s.source()).append('\n');
+            sb.append("  applies to: ").append(String.join(", ", s.transports().stream()
+                            .map(t -> t.name().toLowerCase(java.util.Locale.ROOT)).sorted().toList()))
+                    .append("; eras ").append(String.join(", ", s.eras().stream().map(e -> e.label()).sorted()
+                            .toList())).append('\n');
+            sb.append("  graded by:  ").append(s.grading()).append('\n');
+            if (!missing.isEmpty()) {
+                sb.append("  not built yet: ").append(missing).append('\n');
+            }
+        }
+        long built = Catalogue.all().stream().filter(Scenario::built).count();
+        sb.append('\n').append(Catalogue.all().size()).append(" scenarios, ").append(built)
+                .append(" runnable (http, 2025 era), ").append(Catalogue.all().size() - built)
+                .append(" not built yet. See docs/drill.md.\n");
+        return sb.toString();
+    }
+}

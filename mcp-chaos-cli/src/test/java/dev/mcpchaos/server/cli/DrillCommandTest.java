@@ -1,0 +1,85 @@
+package dev.mcpchaos.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.drill.Catalogue;
+import dev.mcpchaos.server.drill.Scenario;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code mcp-chaos drill}: the options mapped onto the library's drill, --list, the reports and exit codes. */
+class DrillCommandTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    @Test
+    void listShowsEveryScenarioAndTheNotBuiltOnesAsSuch() {
+        assertThat(run("drill", "--list")).isZero();
+        String listing = out.toString();
+        for (Scenario s : Catalogue.all()) {
+            String head = listing.lines().filter(l -> l.startsWith(s.name() + "  [")).findFirst().orElseThrow();
+            if (s.built()) {
+                assertThat(head).as(s.name()).contains("runnable").doesNotContain("not built yet");
+            } else {
+                assertThat(head).as(s.name()).contains("not built yet").doesNotContain("runnable");
+            }
+        }
+        assertThat(listing).contains("not built yet: stdio runs, 2026-07-28 era runs");
+    }
+
+    @Test
+    void aClientThatNeverTalksIsNotExercisedNeverPassed(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("card.json");
+        Path junit = dir.resolve("card.xml");
+        int code = run("drill", "--scenario", "answer-lost", "--scenario", "request-dropped", "--timeout", "10s",
+                "--report-json", json.toString(), "--junit", junit.toString(), "--", "sh", "-c", "exit 0");
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(err.toString()).contains("answer-lost").contains("not exercised").doesNotContain(" pass ");
+        JsonNode card = new ObjectMapper().readTree(json.toFile());
+        assertThat(card.get("scenarios")).hasSize(2);
+        card.get("scenarios").forEach(s -> {
+            assertThat(s.get("outcome").asText()).isEqualTo("not_exercised");
+            assertThat(s.get("client_exit").asInt()).isZero();
+        });
+        assertThat(Files.readString(junit)).contains("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"2\"")
+                .contains("<skipped message=\"not exercised: the fault never fired");
+    }
+
+    @Test
+    void aClientThatOutlivesTheTimeoutIsStopped() {
+        long started = System.nanoTime();
+        assertThat(run("drill", "--scenario", "answer-lost", "--timeout", "500ms", "--", "sh", "-c", "sleep 30", "sh")).isZero();
+        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(10_000);
+        assertThat(err.toString()).contains("not exercised").contains("was stopped at the timeout");
+    }
+
+    @Test
+    void aNotBuiltScenarioSaysSoAndTheClientNeverRuns(@TempDir Path dir) {
+        Path marker = dir.resolve("ran");
+        assertThat(run("drill", "--scenario", "sse-resume", "--", "touch", marker.toString())).isZero();
+        assertThat(err.toString()).contains("sse-resume").contains("not built").contains("not built yet: needs new faults");
+        assertThat(marker).doesNotExist();
+    }
+
+    @Test
+    void usageErrorsExit2() {
+        assertThat(run("drill", "--scenario", "nope", "--", "true")).isEqualTo(2);
+        assertThat(err.toString()).contains("--scenario: 'nope' (expected: one of [answer-lost");
+        assertThat(run("drill")).isEqualTo(2);
+        assertThat(err.toString()).contains("CLIENT_COMMAND: missing");
+        assertThat(run("drill", "--timeout", "soon", "--", "true")).isEqualTo(2);
+        assertThat(err.toString()).contains("--timeout: duration: 'soon'");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.mcpchaos.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.cli.Main;
+import dev.mcpchaos.server.drill.Catalogue;
+import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Scenario;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code mcp-chaos drill} on a real client: test-peers/drill/client.mjs, on the TypeScript SDK
+ * 2.4, passes every scenario the runner has; each twin with one flaw fails its scenarios and
+ * passes the rest; two runs with one seed give the same verdicts. (Needs {@code npm ci} in
+ * test-peers.)
+ */
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
+class DrillIT {
+
+    /** Every scenario the runner runs by default. */
+    private static final List<String> RUNNABLE = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(Drill.TRANSPORT, Drill.ERA)).map(Scenario::name).toList();
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter err = new StringWriter();
+
+    /** Runs the drill client with {@code flaw} through the command line; the verdicts by scenario. */
+    private Map<String, String> drill(String flaw, String seed) throws Exception {
+        Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
+        List<String> args = new ArrayList<>(List.of("drill", "--timeout", "10s", "--seed", seed,
+                "--report-json", json.toString(), "--", TestPeers.node().toString(),
+                TestPeers.testPeersDir().resolve("drill").resolve("client.mjs").toString()));
+        if (!flaw.equals("none")) {
+            args.add("--flaw");
+            args.add(flaw);
+        }
+        int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+                args.toArray(String[]::new));
+        JsonNode card = new ObjectMapper().readTree(json.toFile());
+        Map<String, String> verdicts = new LinkedHashMap<>();
+        card.get("scenarios").forEach(s -> verdicts.put(s.get("name").asText(), s.get("outcome").asText()));
+        assertThat(card.get("exit_code").asInt()).isEqualTo(code);
+        return verdicts;
+    }
+
+    @Test
+    void theWellBehavedClientPassesEveryScenarioTheRunnerHas() throws Exception {
+        Map<String, String> verdicts = drill("none", "42");
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE);
+        assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
+                .isEqualTo("pass"));
+        assertThat(RUNNABLE).hasSizeGreaterThanOrEqualTo(13);
+    }
+
+    /**
+     * Each twin fails exactly the scenarios of its flaw. The one that never times out fails every
+     * scenario in which an answer never comes in a form it can use (lost, or broken so the SDK
+     * drops it), since it waits there for ever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "naive-retrier; write-answer-dropped",
+        "no-timeout; answer-lost malformed-event truncated-answer request-dropped",
+        "ignore-retry-after; retry-after-503",
+        "reuse-id; request-dropped"})
+    void eachTwinFailsExactlyItsScenarios(String flaw, String scenarios) throws Exception {
+        Set<String> expected = Set.of(scenarios.split(" "));
+        Map<String, String> verdicts = drill(flaw, "42");
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE);
+        Set<String> failed = new TreeSet<>();
+        verdicts.forEach((name, outcome) -> {
+            if (outcome.equals("fail")) {
+                failed.add(name);
+            } else {
+                assertThat(outcome).as(name + " of the " + flaw + " twin\n" + err).isEqualTo("pass");
+            }
+        });
+        assertThat(failed).as("what the " + flaw + " twin failed\n" + err).isEqualTo(new TreeSet<>(expected));
+    }
+
+    @Test
+    void twoRunsWithOneSeedGiveTheSameScorecard() throws Exception {
+        // The reuse-id twin: a scorecard with a MUST failure in it, not only passes.
+        Map<String, String> first = drill("reuse-id", "7");
+        Map<String, String> second = drill("reuse-id", "7");
+        assertThat(first).containsEntry("request-dropped", "fail");
+        assertThat(second).as(err.toString()).isEqualTo(first);
+    }
+}

@@ -1,0 +1,224 @@
+package dev.mcpchaos.server.drill;
+
+import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.RuleDraft;
+import dev.mcpchaos.rules.Rules;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The drill's scenarios, in the order of docs/drill.md: first those of both eras, then the
+ * 2025 era's (sessions), then the 2026-07-28 era's (stateless). Scenarios this version cannot run
+ * are listed too, {@link Scenario#notBuilt() with the reason}, never as runnable.
+ *
+ * <p>What the client under drill is expected to do (the demo server is the upstream): initialize,
+ * {@code tools/list}, then {@code tools/call}s (answered as an SSE stream when it asks for
+ * progress, as the demo's {@code slow} does, else as JSON), each bounded by its own timeout.
+ * The faults hit the first {@code tools/list} answer or the first {@code tools/call}.
+ */
+public final class Catalogue {
+
+    private static final Set<TransportKind> BOTH = Set.of(TransportKind.HTTP, TransportKind.STDIO);
+    private static final Set<TransportKind> HTTP = Set.of(TransportKind.HTTP);
+    private static final Set<Era> ALL_ERAS = Set.of(Era.SESSIONS, Era.STATELESS);
+    private static final Set<Era> SESSIONS = Set.of(Era.SESSIONS);
+    private static final Set<Era> STATELESS = Set.of(Era.STATELESS);
+
+    private static final String GOES_ON = "pass when, after the faulted message, a request of the client was "
+            + "answered (the session went on)";
+    private static final String NO_STDIO = "the stdio transport: the runner drives HTTP only so far";
+    private static final String NO_2026 = "the 2026-07-28 era: the demo server speaks the 2025 revisions only so far";
+
+    private static final List<Scenario> ALL = build();
+
+    private Catalogue() {
+    }
+
+    /** Every scenario, built or not, in the order of docs/drill.md. */
+    public static List<Scenario> all() {
+        return ALL;
+    }
+
+    /** The scenario of this name, if the catalogue has one. */
+    public static Optional<Scenario> find(String name) {
+        return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    /**
+     * What of {@code scenario} this version cannot run, for the "not built yet" column: the
+     * whole scenario with its reason, or the transports and eras beyond the runner's reach (it
+     * drives HTTP in the 2025 era); empty when nothing is missing.
+     */
+    public static String notBuiltYet(Scenario scenario) {
+        if (!scenario.built()) {
+            return scenario.notBuilt();
+        }
+        List<String> missing = new ArrayList<>();
+        if (scenario.transports().contains(TransportKind.STDIO)) {
+            missing.add("stdio runs");
+        }
+        if (scenario.eras().contains(Era.STATELESS)) {
+            missing.add("2026-07-28 era runs");
+        }
+        return String.join(", ", missing);
+    }
+
+    /** The catalogue as the Markdown table of docs/drill.md. */
+    public static String markdownTable() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| scenario | fault | a resilient client | source | level | transports | eras | graded by | not built yet |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (Scenario s : ALL) {
+            sb.append("| `").append(s.name()).append("` | ").append(s.fault()).append(" | ").append(s.resilient())
+                    .append(" | ").append(s.source()).append(" | ").append(s.level()).append(" | ")
+                    .append(transports(s)).append(" | ").append(eras(s)).append(" | ").append(s.grading())
+                    .append(" | ").append(notBuiltYet(s).isEmpty() ? "-" : notBuiltYet(s)).append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    /** The transports of {@code s}, as the docs name them: {@code http, stdio}. */
+    static String transports(Scenario s) {
+        return s.transports().stream().map(t -> t.name().toLowerCase(java.util.Locale.ROOT)).sorted()
+                .reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    /** The eras of {@code s}: {@code 2025, 2026}. */
+    static String eras(Scenario s) {
+        return s.eras().stream().map(Era::label).sorted().reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    private static List<Scenario> build() {
+        List<Scenario> s = new ArrayList<>();
+        // Both eras.
+        s.add(built("answer-lost", "the answer to tools/list never comes",
+                List.of(Rules.drop("answer-lost").onMethod("tools/list").onResponses().times(1)),
+                "gives up in its own time (and cancels), then goes on with the session",
+                "basic/lifecycle#timeouts", Level.SHOULD, GOES_ON + "; a client that waits for ever never "
+                        + "sends another request and fails", Graders.goesOn(false)));
+        s.add(built("late-answer", "the answer to tools/list comes 3 s late, after a short client timeout",
+                List.of(Rules.latency("late-answer", Duration.ofSeconds(3)).onMethod("tools/list").onResponses()
+                        .times(1)),
+                "ignores the answer to a request it gave up on, without crashing, and goes on",
+                "basic/utilities/cancellation#timing-considerations", Level.MUST,
+                GOES_ON + ", and the client exited 0; a client whose own timeout is longer than 3 s gets the answer "
+                        + "in time, so the reason says whether it cancelled the request first", Graders.goesOn(true)));
+        s.add(built("duplicate-answer", "the answer to a tools/call comes twice (an SSE answer; a JSON one cannot "
+                        + "carry two)",
+                List.of(Rules.duplicate("duplicate-answer").onMethod("tools/call").onResponses().times(1)),
+                "takes the first answer, ignores the copy, goes on", "basic#responses", Level.MUST, GOES_ON,
+                Graders.goesOn(false)));
+        s.add(notBuilt("out-of-order", "answers come in another order than their requests",
+                "binds each answer to its request by id", "basic#responses", Level.MUST, BOTH, ALL_ERAS,
+                "needs two requests in flight on one stream: on HTTP each answer has its own exchange; "
+                        + "waits for stdio runs"));
+        s.add(built("malformed-event", "the answer to a tools/call is not valid JSON (unclosed bracket)",
+                List.of(Rules.corrupt("malformed-event", "unclosed_bracket").onMethod("tools/call").onResponses()
+                        .times(1)),
+                "survives the broken message, reports it, goes on", "basic#messages", Level.SHOULD, GOES_ON,
+                Graders.goesOn(false)));
+        s.add(built("truncated-answer", "the answer to a tools/call is cut in half",
+                List.of(Rules.truncate("truncated-answer").onMethod("tools/call").onResponses().times(1)),
+                "survives the broken message, reports it, goes on", "basic#messages", Level.SHOULD, GOES_ON,
+                Graders.goesOn(false)));
+        s.add(built("oversized-answer", "the answer to a tools/call is padded to 2 MiB",
+                List.of(Rules.oversize("oversized-answer", "2MiB").onMethod("tools/call").onResponses().times(1)),
+                "reads it or refuses it by its own limit, without falling over; goes on", "basic#messages",
+                Level.SHOULD, GOES_ON, Graders.goesOn(false)));
+        s.add(built("slow-drip", "the answer to a tools/call arrives 16 bytes every 100 ms",
+                List.of(Rules.throttle("slow-drip", 16, Duration.ofMillis(100)).onMethod("tools/call")
+                        .onResponses().times(1)),
+                "reads it whole or gives up in its own time; goes on", "basic/lifecycle#timeouts", Level.SHOULD,
+                GOES_ON, Graders.goesOn(false)));
+        s.add(built("error-vs-iserror", "the first tools/call is answered with a JSON-RPC error, the second with "
+                        + "an isError result",
+                List.of(Rules.error("error-vs-iserror", -32603, "Internal error (injected by mcp-chaos)")
+                                .onMethod("tools/call").onRequests().times(1),
+                        Rules.toolError("error-vs-iserror-tool").onMethod("tools/call").onRequests().after(1)
+                                .times(1)),
+                "tells a protocol error from a tool's own failure, and goes on", "server/tools#error-handling",
+                Level.SHOULD, GOES_ON, Graders.goesOn(false)));
+        s.add(built("retry-after-503", "the first tools/call is answered 503 with Retry-After: 2",
+                List.of(Rules.httpStatus("retry-after-503", 503).header("Retry-After", "2").onMethod("tools/call")
+                        .onRequests().times(1)),
+                "waits at least as long as Retry-After says before trying again (or does not retry)",
+                "RFC 9110 section 10.2.3 (Retry-After); basic/transports#streamable-http", Level.SHOULD,
+                "ClientVerification.honoredRetryAfter: the next tools/call came no sooner than Retry-After",
+                Graders.honorsRetryAfter()));
+        s.add(built("stream-closed", "the connection carrying the answer to a tools/call closes before it",
+                List.of(Rules.disconnect("stream-closed", "client").onMethod("tools/call").onResponses().times(1)),
+                "reports the call failed (or resumes it), and goes on", "basic/transports#streamable-http",
+                Level.SHOULD, GOES_ON, Graders.goesOn(false)));
+        s.add(notBuilt("server-crash", "the server process dies", "reports it; reconnects or stops cleanly",
+                "basic/lifecycle#shutdown", Level.SHOULD, Set.of(TransportKind.STDIO), ALL_ERAS, NO_STDIO));
+        // blackhole, not drop: a dropped final SSE event ends the stream, which a client may resume
+        // and get the answer after all; a blackholed one keeps the stream open without it.
+        s.add(built("write-answer-dropped", "the answer to the first tools/call never comes, after the server did it",
+                List.of(Rules.blackhole("write-answer-dropped").onMethod("tools/call").onResponses().times(1)),
+                "does not send the call again blindly: reads back or reports the outcome unknown",
+                "server/tools#tool-annotations (idempotentHint)", Level.SHOULD,
+                "ClientVerification.notRetriedAfter the lost answer, and duplicateWrites(toolCall(\"*\")).never()",
+                Graders.noResendAfterLostAnswer()));
+        s.add(built("request-dropped", "the first tools/list request never reaches the server",
+                List.of(Rules.drop("request-dropped").onMethod("tools/list").onRequests().times(1)),
+                "times out and sends the read again, under a new id (a read is safe to resend; a client cannot "
+                        + "tell a lost request from a lost answer, so it resends reads, never writes)",
+                "basic#requests (MUST: an id is not reused); basic/lifecycle#timeouts", Level.MUST,
+                "ClientVerification.retriedAfter the dropped request; fail when the resend reuses its id",
+                Graders.resendsDroppedRequest()));
+        // 2025 era: sessions.
+        s.add(new Scenario("session-404", "a tools/call is answered 404: the session is gone",
+                List.of(Rules.sessionExpire("session-404").onMethod("tools/call").onRequests().times(1)),
+                "starts a new session with initialize", "basic/transports#session-management", Level.MUST, HTTP,
+                SESSIONS, "ClientVerification.reinitializedAfter(\"session-404\")", Graders.reinitializes(), null));
+        String resumption = "needs new faults (SSE resumption gaps and repeats, priming removed, retry: rewritten, "
+                + "the GET stream dropped)";
+        s.add(notBuilt("sse-resume", "an SSE answer with event ids is cut", "resumes with Last-Event-ID",
+                "basic/transports#resumability-and-redelivery", Level.SHOULD, HTTP, SESSIONS, resumption));
+        s.add(notBuilt("priming-missing", "the priming event of an SSE answer is missing",
+                "does not depend on it; still reads the answer", "basic/transports#streamable-http", Level.SHOULD,
+                HTTP, SESSIONS, resumption));
+        s.add(notBuilt("retry-field", "the SSE retry: field asks for a longer reconnection delay",
+                "waits as retry: says before reconnecting", "basic/transports#resumability-and-redelivery",
+                Level.SHOULD, HTTP, SESSIONS, resumption));
+        s.add(notBuilt("get-stream-dropped", "the session's GET stream is dropped",
+                "opens it again (and resumes)", "basic/transports#listening-for-messages-from-the-server",
+                Level.SHOULD, HTTP, SESSIONS, resumption));
+        // 2026-07-28 era: stateless.
+        s.add(notBuilt("stream-broken-reissue", "the response stream breaks", "re-issues the request with a new id",
+                "basic/transports (2026-07-28)", Level.MUST, HTTP, STATELESS, NO_2026));
+        s.add(notBuilt("close-as-cancel", "the client closes the stream to cancel", "closes it, and sends nothing more "
+                + "for the request", "basic/utilities/cancellation (2026-07-28)", Level.SHOULD, HTTP, STATELESS, NO_2026));
+        s.add(notBuilt("listen-cut", "subscriptions/listen is cut", "subscribes again",
+                "basic/utilities/subscriptions (2026-07-28)", Level.SHOULD, HTTP, STATELESS, NO_2026));
+        s.add(notBuilt("input-required-loop", "input_required rounds never end, or requestState is tampered with",
+                "stops after a bound", "basic/utilities/input-required (2026-07-28)", Level.SHOULD, HTTP, STATELESS,
+                NO_2026 + "; needs the input_required fault"));
+        s.add(notBuilt("header-mismatch", "Mcp-Method / Mcp-Name do not match the body: -32020",
+                "reports it; does not retry the same request", "basic/transports#headers (2026-07-28)", Level.SHOULD,
+                HTTP, STATELESS, NO_2026 + "; needs the header-mismatch fault"));
+        s.add(notBuilt("version-negotiation", "the server answers -32022 (unsupported version)",
+                "negotiates a version both speak, or stops", "basic/lifecycle#version-negotiation (2026-07-28)",
+                Level.MUST, HTTP, STATELESS, NO_2026));
+        s.add(notBuilt("discover-unsupported", "server/discover is answered -32601 or 500",
+                "falls back (to initialize) or stops cleanly", "basic/lifecycle#discovery (2026-07-28)",
+                Level.SHOULD, HTTP, STATELESS, NO_2026));
+        return Collections.unmodifiableList(s);
+    }
+
+    private static Scenario built(String name, String fault, List<RuleDraft> rules, String resilient, String source,
+                                  Level level, String grading, Grader grader) {
+        return new Scenario(name, fault, rules, resilient, source, level, BOTH, ALL_ERAS, grading, grader, null);
+    }
+
+    private static Scenario notBuilt(String name, String fault, String resilient, String source, Level level,
+                                     Set<TransportKind> transports, Set<Era> eras, String why) {
+        return new Scenario(name, fault, List.of(), resilient, source, level, transports, eras,
+                "not built yet", null, why);
+    }
+}

@@ -1,0 +1,242 @@
+package dev.mcpchaos.server.drill;
+
+import static dev.mcpchaos.rules.journal.Messages.any;
+import static dev.mcpchaos.rules.journal.Messages.notReachedClient;
+import static dev.mcpchaos.rules.journal.Messages.notReachedServer;
+import static dev.mcpchaos.rules.journal.Messages.toolCall;
+
+import dev.mcpchaos.core.frame.MessageKind;
+import dev.mcpchaos.rules.journal.ClientVerification;
+import dev.mcpchaos.rules.journal.JournalEntry;
+import dev.mcpchaos.rules.journal.JournalSnapshot;
+import dev.mcpchaos.rules.journal.MessagePattern;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * The graders of the catalogue, each over the journal's own checks ({@link ClientVerification}).
+ * Every one answers {@link Outcome#NOT_EXERCISED} first when no message was hit by the
+ * scenario's rules: a client that was never put to the test passes nothing.
+ */
+final class Graders {
+
+    private static final int MAX_EVIDENCE = 12;
+
+    private Graders() {
+    }
+
+    /**
+     * The session goes on: after the first message the rules hit, the client sent a request
+     * whose answer reached it. With {@code cleanExit}, the client must also have exited 0 (a
+     * late answer must not crash it).
+     */
+    static Grader goesOn(boolean cleanExit) {
+        return run -> {
+            List<JournalEntry> hit = hits(run, e -> true);
+            if (hit.isEmpty()) {
+                return notExercised(run);
+            }
+            JournalEntry first = hit.get(0);
+            JournalSnapshot journal = run.journal();
+            for (JournalEntry request : journal.filter(e -> e.fromClient() && e.kind() == MessageKind.REQUEST
+                    && e.sequence() > first.sequence())) {
+                JournalEntry answer = answerTo(journal, request);
+                if (answer != null && answer.reachedClient()) {
+                    if (cleanExit && !Integer.valueOf(0).equals(run.clientExit())) {
+                        return new Grader.Finding(Outcome.FAIL, "the session went on, but the client "
+                                + exit(run) + " (expected: exit 0)", lines(first, request, answer));
+                    }
+                    String cancelled = cancelledBefore(journal, first) ? "; it cancelled the request it gave up on"
+                            : "";
+                    return new Grader.Finding(Outcome.PASS, "after #" + first.sequence() + " (" + faultsOf(first)
+                            + ") the client sent #" + request.sequence() + " and got its answer #"
+                            + answer.sequence() + cancelled, lines(first, request, answer));
+                }
+            }
+            List<JournalEntry> after = new ArrayList<>();
+            after.add(first);
+            after.addAll(journal.filter(e -> e.sequence() > first.sequence()));
+            return new Grader.Finding(Outcome.FAIL, "after #" + first.sequence() + " (" + faultsOf(first)
+                    + ") no request of the client was answered: the session did not go on; the client "
+                    + exit(run), lines(after));
+        };
+    }
+
+    /**
+     * No blind resend: the answer to a {@code tools/call} was lost after the server received it,
+     * and the client did not send the same call again (nor any duplicate write).
+     */
+    static Grader noResendAfterLostAnswer() {
+        return run -> {
+            List<JournalEntry> lost = hits(run, e -> !e.fromClient() && !e.delivered());
+            if (lost.isEmpty()) {
+                return notExercised(run);
+            }
+            MessagePattern lostAnswers = notReachedClient(byRules(run, toolCall("*")));
+            try {
+                ClientVerification client = run.journal().verify().client();
+                client.notRetriedAfter(lostAnswers);
+                client.duplicateWrites(toolCall("*")).never();
+            } catch (AssertionError e) {
+                return new Grader.Finding(Outcome.FAIL, firstLine(e), restLines(e));
+            }
+            return new Grader.Finding(Outcome.PASS, "the answer #" + lost.get(0).sequence()
+                    + " was lost and the client did not send that call again; it " + exit(run), lines(lost));
+        };
+    }
+
+    /**
+     * A dropped request is sent again, under a new id: the request never reached the server, so
+     * resending is a safe retry (SHOULD); reusing its id breaks basic#requests (MUST). Any method:
+     * the scenario's rules say which requests are dropped.
+     */
+    static Grader resendsDroppedRequest() {
+        return run -> {
+            List<JournalEntry> dropped = hits(run, e -> e.fromClient() && !e.delivered());
+            if (dropped.isEmpty()) {
+                return notExercised(run);
+            }
+            ClientVerification.Retry retry;
+            try {
+                retry = run.journal().verify().client().retriedAfter(notReachedServer(byRules(run, any())));
+            } catch (AssertionError e) {
+                return new Grader.Finding(Outcome.FAIL, firstLine(e), restLines(e));
+            }
+            JournalEntry original = retry.original();
+            JournalEntry again = retry.retry();
+            if (original != null && again.id() != null && again.id().equals(original.id())
+                    && again.session().equals(original.session())) {
+                return new Grader.Finding(Outcome.FAIL, "the client resent #" + original.sequence() + " as #"
+                        + again.sequence() + " under the same id " + again.id() + " in the same session "
+                        + "(a request id must not be reused)", lines(original, again));
+            }
+            return new Grader.Finding(Outcome.PASS, "the request #" + dropped.get(0).sequence()
+                    + " was dropped and the client sent it again as #" + again.sequence() + " under a new id",
+                    lines(dropped.get(0), again));
+        };
+    }
+
+    /** After a 503 with {@code Retry-After}, the client's retry waited as long as it said. */
+    static Grader honorsRetryAfter() {
+        return run -> {
+            List<JournalEntry> told = hits(run, e -> e.httpStatus() != null
+                    && e.httpHeader("Retry-After") != null);
+            if (told.isEmpty()) {
+                return notExercised(run);
+            }
+            try {
+                run.journal().verify().client().honoredRetryAfter();
+            } catch (AssertionError e) {
+                return new Grader.Finding(Outcome.FAIL, firstLine(e), restLines(e));
+            }
+            JournalEntry t = told.get(0);
+            List<JournalEntry> next = run.journal().filter(e -> e.fromClient() && e.kind() == MessageKind.REQUEST
+                    && e.sequence() > t.sequence() && Objects.equals(e.method(), t.method())
+                    && Objects.equals(e.tool(), t.tool()));
+            if (next.isEmpty()) {
+                return new Grader.Finding(Outcome.PASS, "#" + t.sequence() + " was answered " + t.httpStatus()
+                        + " with Retry-After: " + t.httpHeader("Retry-After") + " and the client did not retry",
+                        lines(t));
+            }
+            JournalEntry retry = next.get(0);
+            return new Grader.Finding(Outcome.PASS, "#" + t.sequence() + " was answered " + t.httpStatus()
+                    + " with Retry-After: " + t.httpHeader("Retry-After") + "; the retry #" + retry.sequence()
+                    + " came " + String.format(java.util.Locale.ROOT, "%.3fs",
+                    retry.elapsed().minus(t.elapsed()).toNanos() / 1e9) + " later", lines(t, retry));
+        };
+    }
+
+    /** After a {@code 404} on its session, the client started a new one with {@code initialize}. */
+    static Grader reinitializes() {
+        return run -> {
+            List<JournalEntry> hit = hits(run, e -> true);
+            if (hit.isEmpty()) {
+                return notExercised(run);
+            }
+            JournalEntry again;
+            try {
+                again = run.journal().verify().client().reinitializedAfter(run.rules().get(0));
+            } catch (AssertionError e) {
+                return new Grader.Finding(Outcome.FAIL, firstLine(e), restLines(e));
+            }
+            return new Grader.Finding(Outcome.PASS, "after #" + hit.get(0).sequence() + " (" + faultsOf(hit.get(0))
+                    + ") the client sent initialize again as #" + again.sequence(), lines(hit.get(0), again));
+        };
+    }
+
+    private static Grader.Finding notExercised(Grader.Run run) {
+        return new Grader.Finding(Outcome.NOT_EXERCISED, "the fault never fired: no message the client exchanged "
+                + "matched the rules " + run.rules() + "; the client " + exit(run), List.of());
+    }
+
+    /** The entries any of the scenario's rules acted on that {@code also} accepts, oldest first. */
+    private static List<JournalEntry> hits(Grader.Run run, Predicate<JournalEntry> also) {
+        return run.journal().filter(e -> run.rules().stream().anyMatch(e::hadFault) && also.test(e));
+    }
+
+    private static MessagePattern byRules(Grader.Run run, MessagePattern pattern) {
+        return new MessagePattern(pattern.description() + " hit by " + run.rules(),
+                e -> pattern.test(e) && run.rules().stream().anyMatch(e::hadFault));
+    }
+
+    private static JournalEntry answerTo(JournalSnapshot journal, JournalEntry request) {
+        for (JournalEntry e : journal.entries()) {
+            if (e.sequence() > request.sequence() && !e.fromClient()
+                    && (e.kind() == MessageKind.RESPONSE || e.kind() == MessageKind.ERROR)
+                    && request.id() != null && request.id().equals(e.id())
+                    && Objects.equals(e.method(), request.method())) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static boolean cancelledBefore(JournalSnapshot journal, JournalEntry hit) {
+        return !journal.filter(e -> e.fromClient() && "notifications/cancelled".equals(e.method())
+                && e.requestId() != null && e.requestId().equals(hit.id())).isEmpty();
+    }
+
+    private static String faultsOf(JournalEntry e) {
+        return e.faults().stream().map(JournalEntry.FaultAction::toString).reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    private static String exit(Grader.Run run) {
+        return run.clientExit() == null ? "was stopped at the timeout" : "exited " + run.clientExit();
+    }
+
+    private static List<String> lines(JournalEntry... entries) {
+        return lines(List.of(entries));
+    }
+
+    private static List<String> lines(List<JournalEntry> entries) {
+        List<String> out = new ArrayList<>();
+        for (JournalEntry e : entries) {
+            if (out.size() == MAX_EVIDENCE) {
+                out.add("... " + (entries.size() - MAX_EVIDENCE) + " more");
+                break;
+            }
+            out.add(e.toString());
+        }
+        return out;
+    }
+
+    private static String firstLine(AssertionError e) {
+        String message = String.valueOf(e.getMessage());
+        String[] lines = message.split("\n");
+        return lines.length > 1 && lines[1].startsWith("but") ? lines[0] + " " + lines[1] : lines[0];
+    }
+
+    private static List<String> restLines(AssertionError e) {
+        String[] lines = String.valueOf(e.getMessage()).split("\n");
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i < lines.length && out.size() < MAX_EVIDENCE; i++) {
+            if (!lines[i].startsWith("but")) {
+                out.add(lines[i].strip());
+            }
+        }
+        return out;
+    }
+}

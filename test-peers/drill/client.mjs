@@ -1,0 +1,135 @@
+// A client written to be drilled (mcp-chaos drill, docs/drill.md), on the TypeScript SDK 2.4
+// (@modelcontextprotocol/client), speaking the 2025 revisions (sessions). Invoked as the MCP
+// conformance suite's client mode invokes a client: node client.mjs [--flaw FLAW] URL, with
+// MCP_CONFORMANCE_SCENARIO set (it does the same in every scenario). Well behaved by default:
+//   - every request has a timeout (TIMEOUT_MS, default 1500), after which the SDK cancels it;
+//   - reads (tools/list) are sent again after a timeout, as new requests (new ids), up to 3 times;
+//   - writes (tools/call) are never sent again blindly: after a lost answer the outcome is
+//     reported unknown and the client reads back (tools/list) instead;
+//   - a 429 or 503 with Retry-After is retried once, after waiting as long as it says;
+//   - a 404 on the session starts a new session (initialize) and goes on.
+// --flaw gives it one flaw, to prove the drill catches it:
+//   naive-retrier       sends a write again after a timeout, with the same arguments;
+//   no-timeout          waits for ever for every answer;
+//   ignore-retry-after  retries a 429/503 at once;
+//   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level).
+// Prints one JSON line per step on stdout; exits 0 when it finished its steps.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const args = process.argv.slice(2);
+const url = args[args.length - 1];
+const flawAt = args.indexOf('--flaw');
+const flaw = flawAt >= 0 ? args[flawAt + 1] : 'none';
+const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id'];
+if (!FLAWS.includes(flaw) || !url) {
+  process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] URL\n`);
+  process.exit(2);
+}
+const T = Number(process.env.TIMEOUT_MS || 1500);
+const timeout = flaw === 'no-timeout' ? 3_600_000 : flaw === 'reuse-id' ? 4 * T : T;
+// A write waits longer than a read: long enough for a Retry-After of a few seconds to be honoured
+// under it (the SDK aborts the HTTP request when its timeout fires).
+const writeTimeout = flaw === 'no-timeout' ? timeout : Math.max(timeout, 4000);
+const print = line => process.stdout.write(JSON.stringify({ scenario: process.env.MCP_CONFORMANCE_SCENARIO, flaw, ...line }) + '\n');
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+let sessionGone = false;
+
+/** The HTTP layer: Retry-After (honoured, or not), 404 noticed, and the reuse-id flaw's resend. */
+async function drillFetch(input, init) {
+  const body = typeof init?.body === 'string' ? init.body : null;
+  const isListTools = init?.method === 'POST' && body !== null && body.includes('"tools/list"');
+  let response;
+  if (flaw === 'reuse-id' && isListTools) {
+    // The flaw: a read that timed out is POSTed again as it was, id and all.
+    const first = new AbortController();
+    const timer = setTimeout(() => first.abort(), T);
+    try {
+      response = await fetch(input, { ...init, signal: first.signal });
+    } catch (error) {
+      if (!first.signal.aborted) throw error;
+      print({ step: 'resend-same-id', body });
+      response = await fetch(input, init);
+    } finally {
+      clearTimeout(timer);
+    }
+  } else {
+    response = await fetch(input, init);
+  }
+  if (init?.method === 'POST' && (response.status === 429 || response.status === 503)) {
+    const after = response.headers.get('retry-after');
+    const seconds = Number(after);
+    const wait = flaw === 'ignore-retry-after' || !Number.isFinite(seconds) ? 0 : seconds * 1000;
+    print({ step: 'retry-after', status: response.status, retryAfter: after, waitMs: wait });
+    await sleep(wait);
+    response = await fetch(input, init);
+  }
+  if (response.status === 404 && init?.method === 'POST') {
+    sessionGone = true;
+  }
+  return response;
+}
+
+let client;
+async function connect() {
+  client = new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
+  // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
+  await client.connect(transport, { timeout: Math.max(timeout, 10000) });
+  sessionGone = false;
+  print({ step: 'connect' });
+}
+
+const failure = error => ({ name: error?.name, code: error?.code, message: String(error?.message) });
+
+/** A read: sent again after a failure, as a new request (a new id), up to three times. */
+async function read(step, call) {
+  const attempts = flaw === 'reuse-id' ? 1 : 3;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const result = await call();
+      print({ step, attempt, ok: true });
+      return result;
+    } catch (error) {
+      print({ step, attempt, error: failure(error) });
+      if (sessionGone) await connect();
+    }
+  }
+  return null;
+}
+
+/** A write: once; after a failure its outcome is unknown, and it is not sent again (unless the flaw says so). */
+async function write(step, call) {
+  try {
+    const result = await call();
+    print({ step, ok: true, isError: result?.isError === true });
+  } catch (error) {
+    print({ step, error: failure(error), outcome: 'unknown' });
+    if (sessionGone) {
+      await connect(); // a 404: the session is gone, the call was not done
+      return write(step, call);
+    }
+    if (flaw === 'naive-retrier') {
+      try {
+        const result = await call();
+        print({ step: step + '-again', ok: true, isError: result?.isError === true });
+      } catch (again) {
+        print({ step: step + '-again', error: failure(again) });
+      }
+    }
+  }
+}
+
+try {
+  await connect();
+} catch (error) {
+  print({ step: 'connect', error: failure(error) });
+  process.exit(1);
+}
+await read('list', () => client.listTools(undefined, { timeout }));
+// Asks for progress, so the demo server answers as an SSE stream.
+await write('call-slow', () => client.callTool({ name: 'slow', arguments: { ms: 50 } },
+  { timeout: writeTimeout, onprogress: () => {} }));
+await write('call-echo', () => client.callTool({ name: 'echo', arguments: { text: 'after' } }, { timeout: writeTimeout }));
+await read('read-back', () => client.listTools(undefined, { timeout }));
+await client.close().catch(() => {});
+process.exit(0);
