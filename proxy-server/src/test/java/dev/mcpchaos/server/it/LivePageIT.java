@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Without the browser or its driver the test is skipped with the reason, except with
  * {@code CI=true}, where it fails (the rule for missing engines, as in {@link DeployTools}).
  */
-class LivePageIT {
+public class LivePageIT {
 
     private static final String TOKEN = "live-page-token";
     private static final String RULE = "sum-fails";
