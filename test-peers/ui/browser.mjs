@@ -95,6 +95,11 @@ export const FIREFOX_PREFS = {
   'network.proxy.no_proxies_on': 'localhost, 127.0.0.1',
 };
 
+// A release build ignores services.settings.server (remote settings) unless this is set: without it
+// Firefox asked firefox.settings.services.mozilla.com 140 times in 30 s (caught by the proxy above),
+// with it nothing at all.
+const FIREFOX_ENV = { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: '1' };
+
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run', '--disable-sync'];
 
@@ -118,7 +123,7 @@ export async function open({ viewport, offline = false }) {
   }
   if (BROWSER === 'firefox') {
     const browser = await puppeteer.launch({ browser: 'firefox', executablePath: executable(), headless: true,
-      extraPrefsFirefox: FIREFOX_PREFS }); // offline: the prefs' closed proxy already stops any other host
+      extraPrefsFirefox: FIREFOX_PREFS, env: FIREFOX_ENV }); // offline: the prefs' closed proxy stops any other host
     const page = (await browser.pages())[0] || await browser.newPage();
     await page.setViewport(viewport);
     return { version: await browser.version(), page: playwrightLike(page), close: () => browser.close() };
