@@ -1,11 +1,13 @@
-// Drives the proxy's live page (/ui) in headless Chromium, as a person would, for LivePageIT
-// (proxy-server). Debian's chromium, driven by playwright-core (which downloads no browser).
+// Drives the proxy's live page (/ui) in a headless browser, as a person would, for LivePageIT
+// (proxy-server): Debian's chromium (playwright-core) or firefox-esr (puppeteer-core), as BROWSER
+// says (browser.mjs); neither driver downloads a browser.
 //
 // Environment: CONTROL (http://127.0.0.1:P, the control API), MCP (the proxy's Streamable HTTP
 // endpoint), TOKEN (the control token), RULE (a rule that answers tools/call of FAULTED_TOOL with
-// an error), FAULTED_TOOL, SCREENSHOTS (a directory), CHROMIUM (the browser binary).
+// an error), FAULTED_TOOL, SCREENSHOTS (a directory), BROWSER (chromium, the default, or firefox) and
+// BROWSER_BIN or CHROMIUM (the binary).
 // Prints one JSON object on stdout, what it saw; the Java test asserts on it. Logs go to stderr.
-import { chromium } from 'playwright-core';
+import { BROWSER, open } from './browser.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -20,7 +22,6 @@ const TOKEN = env('TOKEN');
 const RULE = env('RULE');
 const FAULTED_TOOL = env('FAULTED_TOOL');
 const SCREENSHOTS = env('SCREENSHOTS');
-const CHROMIUM = env('CHROMIUM');
 const log = (...a) => console.error('[live-page]', ...a);
 mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -57,21 +58,18 @@ async function control(method, path, body) {
 }
 
 // ---- the browser -------------------------------------------------------------------------------
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--no-first-run', '--disable-sync'],
-});
-const result = { steps: [], foreignRequests: [], consoleErrors: [] };
+const browser = await open({ viewport: { width: 1400, height: 1000 } });
+const result = { browser: BROWSER, version: browser.version, steps: [], foreignRequests: [], consoleErrors: [] };
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
+  const page = browser.page;
   const controlHost = new URL(CONTROL).host;
+  // Firefox reports the page's empty icon (href="data:,") as a request too: data: goes to no host.
   page.on('request', (r) => {
-    if (new URL(r.url()).host !== controlHost) result.foreignRequests.push(r.url());
+    const url = new URL(r.url());
+    if (url.protocol !== 'data:' && url.host !== controlHost) result.foreignRequests.push(r.url());
   });
   // A 401 (before the token) and the 400 of the bad rule are the page's expected answers, logged by
-  // Chromium as "Failed to load resource"; anything else in the console is a defect of the page.
+  // Chromium as "Failed to load resource" (Firefox logs no console message for them); anything else in the console is a defect of the page.
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) result.consoleErrors.push(m.text());
   });

@@ -1,8 +1,9 @@
-// Opens a report written by HtmlReport (proxy-server) from disk in headless Chromium with the
-// network off, for LivePageIT: what it shows, by count. Environment: REPORT (the HTML file),
-// SCREENSHOTS (a directory), CHROMIUM (the browser binary), SHOT (the screenshot's name, default
+// Opens a report written by HtmlReport (proxy-server) from disk in a headless browser with the
+// network off, for LivePageIT and ReportPageIT: what it shows, by count. Environment: REPORT (the
+// HTML file), SCREENSHOTS (a directory), BROWSER (chromium, the default, or firefox: see
+// browser.mjs) and BROWSER_BIN or CHROMIUM (the binary), SHOT (the screenshot's name, default
 // 6-report-offline; ReportPageIT in mcp-chaos-cli gives its own). Prints one JSON object on stdout.
-import { chromium } from 'playwright-core';
+import { BROWSER, open } from './browser.mjs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -12,15 +13,10 @@ const env = (name) => {
   return v;
 };
 const REPORT = env('REPORT');
-const browser = await chromium.launch({
-  executablePath: env('CHROMIUM'),
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--no-first-run', '--disable-sync'],
-});
-const result = { requests: [], consoleErrors: [] };
+const browser = await open({ viewport: { width: 1400, height: 1000 }, offline: true });
+const result = { browser: BROWSER, version: browser.version, requests: [], consoleErrors: [] };
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, offline: true });
-  const page = await context.newPage();
+  const page = browser.page;
   page.on('request', (r) => result.requests.push(r.url()));
   page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => result.consoleErrors.push(String(e)));

@@ -2,12 +2,12 @@ package dev.mcpchaos.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mcpchaos.server.it.DeployTools;
+import dev.mcpchaos.server.it.LivePageIT;
 import dev.mcpchaos.server.it.TestPeers;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -23,13 +23,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The report {@code mcp-chaos report} makes from a real session's event log ({@link ReportSession}:
  * the demo server behind {@code mcp-chaos stdio}, a rule failing {@code tools/call add} twice),
- * opened from disk in headless Chromium with the network off ({@code test-peers/ui/report-page.mjs},
- * Debian's {@code chromium} driven by {@code playwright-core}, as {@code LivePageIT} does): it shows
+ * opened from disk with the network off in each headless browser ({@code test-peers/ui/report-page.mjs}:
+ * Debian's {@code chromium} driven by {@code playwright-core} and Debian's {@code firefox-esr} driven
+ * by {@code puppeteer-core}, as {@code LivePageIT} does): it shows
  * the event log's faults, by count and by rule, requests nothing but the file, and logs no error.
  * So do the report of the session's cassette with its event log (every recorded message, the
  * faults on theirs) and the one {@code --html} wrote at the session's end. The screenshots are
- * kept in {@code target/ui-screenshots/} (7-report-command, 8-report-cassette, 9-report-html-option). Without chromium or
- * playwright-core the test is skipped with the reason, except with {@code CI=true}, where it fails.
+ * kept in {@code target/ui-screenshots/<browser>/} (7-report-command, 8-report-cassette,
+ * 9-report-html-option). Without the browser or its driver the test is skipped with the reason,
+ * except with {@code CI=true}, where it fails.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ReportPageIT {
@@ -39,16 +41,15 @@ class ReportPageIT {
     @TempDir
     Path dir;
 
-    @Test
-    void theCommandsReportOfARealEventLogOpensOfflineAndShowsItsFaultsByCount() throws Exception {
-        Path chromium = DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
-        requireInstalled(TestPeers.testPeersDir().resolve("node_modules/playwright-core/package.json"),
-                "playwright-core is not installed in test-peers (run: cd " + TestPeers.testPeersDir()
-                        + " && npm ci --no-audit --no-fund)");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"chromium", "firefox"})
+    void theCommandsReportOfARealEventLogOpensOfflineAndShowsItsFaultsByCount(String browser) throws Exception {
+        Path binary = LivePageIT.requireBrowser(browser);
+        Map<String, String> inBrowser = Map.of("BROWSER", browser, "BROWSER_BIN", binary.toString());
         ReportSession session = ReportSession.run(dir);
         assertThat(session.code()).isZero();
 
-        Path screenshots = Path.of("target", "ui-screenshots").toAbsolutePath();
+        Path screenshots = Path.of("target", "ui-screenshots", browser).toAbsolutePath();
         Files.createDirectories(screenshots);
         Path html = screenshots.resolve("report-command.html");
         StringWriter err = new StringWriter();
@@ -56,8 +57,8 @@ class ReportPageIT {
                 html.toString(), "--title", "ReportPageIT", session.events().toString());
         assertThat(code).as(err.toString()).isZero();
 
-        JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", html.toString(), "SCREENSHOTS",
-                screenshots.toString(), "SHOT", "7-report-command", "CHROMIUM", chromium.toString()));
+        JsonNode opened = runNode("report-page.mjs", inBrowser, Map.of("REPORT", html.toString(), "SCREENSHOTS",
+                screenshots.toString(), "SHOT", "7-report-command"));
         Files.writeString(screenshots.resolve("report-command.json"), opened.toPrettyString());
 
         // The event log's faults, by rule, as the file on disk says.
@@ -88,16 +89,16 @@ class ReportPageIT {
         code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report", "--out",
                 replayed.toString(), session.cassette().toString(), session.events().toString());
         assertThat(code).as(err.toString()).isZero();
-        JsonNode withCassette = runNode("report-page.mjs", Map.of("REPORT", replayed.toString(), "SCREENSHOTS",
-                screenshots.toString(), "SHOT", "8-report-cassette", "CHROMIUM", chromium.toString()));
+        JsonNode withCassette = runNode("report-page.mjs", inBrowser, Map.of("REPORT", replayed.toString(),
+                "SCREENSHOTS", screenshots.toString(), "SHOT", "8-report-cassette"));
         assertThat(byRule(withCassette)).isEqualTo(logged);
         assertThat(withCassette.path("messageRows").asLong())
                 .isEqualTo(dev.mcpchaos.server.record.Cassette.read(session.cassette()).entries().size());
         assertThat(withCassette.path("consoleErrors")).isEmpty();
 
         // --html's own file, written at the session's end: its journal's messages, the same faults.
-        JsonNode atTheEnd = runNode("report-page.mjs", Map.of("REPORT", session.html().toString(), "SCREENSHOTS",
-                screenshots.toString(), "SHOT", "9-report-html-option", "CHROMIUM", chromium.toString()));
+        JsonNode atTheEnd = runNode("report-page.mjs", inBrowser, Map.of("REPORT", session.html().toString(),
+                "SCREENSHOTS", screenshots.toString(), "SHOT", "9-report-html-option"));
         assertThat(byRule(atTheEnd)).isEqualTo(logged);
         assertThat(atTheEnd.path("checkInfo").asText()).doesNotContain("no referee report");
         assertThat(atTheEnd.path("consoleErrors")).isEmpty();
@@ -111,19 +112,9 @@ class ReportPageIT {
         return shown;
     }
 
-    /** Fails with CI=true, skips otherwise: the project's rule for a missing engine. */
-    private static void requireInstalled(Path file, String reason) {
-        if (Files.isRegularFile(file)) {
-            return;
-        }
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new IllegalStateException("CI=true and " + reason);
-        }
-        Assumptions.abort("Skipped, " + reason + "; with CI=true this fails instead");
-    }
-
-    /** Runs {@code test-peers/ui/<name>} with {@code environment} and returns the JSON it printed. */
-    private JsonNode runNode(String name, Map<String, String> environment) throws Exception {
+    /** Runs {@code test-peers/ui/<name>} with {@code browser} and {@code environment} and returns the JSON it printed. */
+    private JsonNode runNode(String name, Map<String, String> browser, Map<String, String> environment)
+            throws Exception {
         Path script = TestPeers.testPeersDir().resolve("ui").resolve(name);
         Path out = dir.resolve(name + ".out");
         Path err = dir.resolve(name + ".err");
@@ -131,6 +122,7 @@ class ReportPageIT {
                 .directory(TestPeers.testPeersDir().toFile())
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile());
+        builder.environment().putAll(browser);
         builder.environment().putAll(environment);
         Process process = builder.start();
         try {

@@ -11,8 +11,9 @@ import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.check.Referee;
 import dev.mcpchaos.server.control.HtmlReport;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -30,8 +31,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The live page ({@code /ui}) as a person uses it, in a real headless Chromium (Debian's
- * {@code chromium}) driven by {@code playwright-core} from {@code test-peers/ui/live-page.mjs},
+ * The live page ({@code /ui}) as a person uses it, in each real headless browser: Debian's
+ * {@code chromium} driven by {@code playwright-core} and Debian's {@code firefox-esr} driven by
+ * {@code puppeteer-core} over WebDriver BiDi, from the one script {@code test-peers/ui/live-page.mjs}
+ * ({@code BROWSER} chooses, see {@code test-peers/ui/browser.mjs}),
  * against a real HTTP proxy with a control token in front of server-everything: the page asks for
  * the token; a client's {@code tools/call} that a rule answers with an error shows that rule on
  * that very message (the journal's) within a second; disabling the rule on the page disables it
@@ -40,12 +43,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The same run written as a report ({@link HtmlReport}: the journal, the events and the referee's
  * report) opens from disk with the network off and shows the event log's faults, by count.
  *
- * <p>Screenshots of each state are kept in {@code target/ui-screenshots/}, with what the script
- * saw ({@code live-page.json}: the fault's delay on the page, the rows, the error texts). Without chromium or
- * playwright-core the test is skipped with the reason, except with {@code CI=true}, where it fails
- * (the rule for missing engines, as in {@link DeployTools}).
+ * <p>Screenshots of each state are kept in {@code target/ui-screenshots/<browser>/}, with what the
+ * script saw ({@code live-page.json}: the fault's delay on the page, the rows, the error texts).
+ * Without the browser or its driver the test is skipped with the reason, except with
+ * {@code CI=true}, where it fails (the rule for missing engines, as in {@link DeployTools}).
  */
-class LivePageIT {
+public class LivePageIT {
 
     private static final String TOKEN = "live-page-token";
     private static final String RULE = "sum-fails";
@@ -55,13 +58,11 @@ class LivePageIT {
     @TempDir
     Path tempDir;
 
-    @Test
-    void thePageShowsTheFaultOnItsMessageDisablesTheRuleAndShowsTheParsersError() throws Exception {
-        Path chromium = DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
-        Path playwright = TestPeers.testPeersDir().resolve("node_modules/playwright-core/package.json");
-        requireInstalled(playwright, "playwright-core is not installed in test-peers (run: cd "
-                + TestPeers.testPeersDir() + " && npm ci --no-audit --no-fund)");
-        Path screenshots = Path.of("target", "ui-screenshots").toAbsolutePath();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"chromium", "firefox"})
+    void thePageShowsTheFaultOnItsMessageDisablesTheRuleAndShowsTheParsersError(String browser) throws Exception {
+        Path binary = requireBrowser(browser);
+        Path screenshots = Path.of("target", "ui-screenshots", browser).toAbsolutePath();
         String rules = """
                 rules:
                   - name: %s
@@ -77,7 +78,7 @@ class LivePageIT {
                      .seed(38)
                      .start()) {
             URI control = URI.create("http://127.0.0.1:" + proxy.controlAddress().getPort());
-            JsonNode seen = runBrowser(chromium, control, HttpPeers.endpoint(proxy.address()), screenshots);
+            JsonNode seen = runBrowser(browser, binary, control, HttpPeers.endpoint(proxy.address()), screenshots);
             Files.writeString(screenshots.resolve("live-page.json"), seen.toPrettyString()); // what the page showed
 
             // The page, served without the token, asked for it and kept it in the tab only.
@@ -134,7 +135,7 @@ class LivePageIT {
             HtmlReport.builder("LivePageIT").journal(getJson(control.resolve("/journal")).toString())
                     .events(eventLines).check(getJson(control.resolve("/check")).toString()).write(report);
             JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", report.toString(),
-                    "SCREENSHOTS", screenshots.toString(), "CHROMIUM", chromium.toString()));
+                    "SCREENSHOTS", screenshots.toString(), "BROWSER", browser, "BROWSER_BIN", binary.toString()));
             Files.writeString(screenshots.resolve("report-page.json"), opened.toPrettyString());
             long faultEvents = 0;
             for (JsonNode e : events.path("events")) {
@@ -162,6 +163,21 @@ class LivePageIT {
         }
     }
 
+    /**
+     * The binary of {@code browser} ({@code chromium} or {@code firefox}) and its driver in
+     * test-peers: each missing one fails with CI=true and skips otherwise. ReportPageIT uses it too.
+     */
+    public static Path requireBrowser(String browser) {
+        boolean firefox = browser.equals("firefox");
+        Path binary = firefox
+                ? DeployTools.requireTool("firefox-esr", "Debian's firefox-esr: apt-get install firefox-esr; see .ci/run")
+                : DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
+        String driver = firefox ? "puppeteer-core" : "playwright-core";
+        requireInstalled(TestPeers.testPeersDir().resolve("node_modules/" + driver + "/package.json"), driver
+                + " is not installed in test-peers (run: cd " + TestPeers.testPeersDir() + " && npm ci --no-audit --no-fund)");
+        return binary;
+    }
+
     /** Fails with CI=true, skips otherwise: the project's rule for a missing engine. */
     private static void requireInstalled(Path file, String reason) {
         if (Files.isRegularFile(file)) {
@@ -173,10 +189,10 @@ class LivePageIT {
         Assumptions.abort("Skipped, " + reason + "; with CI=true this fails instead");
     }
 
-    private JsonNode runBrowser(Path chromium, URI control, URI mcp, Path screenshots) throws Exception {
+    private JsonNode runBrowser(String browser, Path binary, URI control, URI mcp, Path screenshots) throws Exception {
         return runNode("live-page.mjs", Map.of("CONTROL", control.toString(), "MCP", mcp.toString(), "TOKEN", TOKEN,
                 "RULE", RULE, "FAULTED_TOOL", FAULTED_TOOL, "SCREENSHOTS", screenshots.toString(),
-                "CHROMIUM", chromium.toString()));
+                "BROWSER", browser, "BROWSER_BIN", binary.toString()));
     }
 
     /** Runs {@code test-peers/ui/<name>} with {@code environment} and returns the JSON it printed. */
