@@ -115,8 +115,13 @@ final class InProcessStdioProxy implements AutoCloseable {
         return McpClient.sync(transport)
                 .clientInfo(McpSchema.Implementation.builder("mcp-chaos-it-in-process", "0.0.0").build())
                 .requestTimeout(requestTimeout)
-                .initializationTimeout(requestTimeout);
+                // The server's own start (node loading server-everything) is inside initialize: a
+                // short call timeout must not time that out on a loaded machine (a CI run did, at 1 s).
+                .initializationTimeout(requestTimeout.compareTo(STARTUP_TIMEOUT) > 0 ? requestTimeout : STARTUP_TIMEOUT);
     }
+
+    /** The least time initialize is given: the server starts inside it. */
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
 
     /** The proxy's journal. */
     dev.mcpchaos.rules.journal.Journal journal() {
