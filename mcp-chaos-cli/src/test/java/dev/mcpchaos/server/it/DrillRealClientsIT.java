@@ -1,0 +1,150 @@
+package dev.mcpchaos.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.cli.Main;
+import dev.mcpchaos.server.drill.Catalogue;
+import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Scenario;
+import dev.mcpchaos.server.it.drill.JavaSdkDrillClient;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code mcp-chaos drill} on real clients (issue #37, docs/drill.md "Real clients"): a typical
+ * application on each SDK, run on every scenario the runner has, twice with one seed. What it checks
+ * is what the drill promises whatever the client: the two scorecards give the same verdicts, and
+ * nothing is {@code pass} unless the journal shows the scenario's fault firing. The real clients'
+ * verdicts are what this reports (written to target/drill-scorecards/CLIENT.json and .txt), not
+ * what it expects; the few it asserts are those read from the journal and believed right (see
+ * {@link #VERIFIED}). Needs {@code npm ci} in test-peers.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class DrillRealClientsIT {
+
+    /** Every scenario the runner runs by default. */
+    private static final List<String> RUNNABLE = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(Drill.TRANSPORT, Drill.ERA)).map(Scenario::name).toList();
+
+    /**
+     * Verdicts read from the journal evidence and believed right, by client. Both TypeScript SDKs
+     * answer the 404 on their session by sending the next call on the same dead session (journal:
+     * the call after the 404 carries the old Mcp-Session-Id, and no initialize follows), where the
+     * transport section says the client MUST start a new session. The conformance suite's example
+     * client never sends the lost tools/list again: it waits out the SDK's 60 s default and is
+     * stopped by the drill's timeout. The Java SDK answers the 404 with an initialize on a new
+     * session right after it (and fails the call that met the 404, which the application may send again).
+     */
+    private static final Map<String, Map<String, String>> VERIFIED = Map.of(
+            "ts-sdk-2", Map.of("session-404", "fail"),
+            "ts-sdk-1", Map.of("session-404", "fail"),
+            "java-sdk", Map.of("session-404", "pass"),
+            "conformance-example", Map.of("request-dropped", "fail"));
+
+    @TempDir
+    Path dir;
+
+    /** The client's command, without the URL the drill appends. */
+    private static List<String> command(String client) throws Exception {
+        Path clients = TestPeers.testPeersDir().resolve("drill").resolve("clients");
+        return switch (client) {
+            case "ts-sdk-2" -> List.of(TestPeers.node().toString(), clients.resolve("ts-app.mjs").toString(), "--sdk", "v2");
+            case "ts-sdk-1" -> List.of(TestPeers.node().toString(), clients.resolve("ts-app.mjs").toString(), "--sdk", "v1");
+            case "conformance-example" -> List.of(TestPeers.node().toString(),
+                    clients.resolve("conformance-example.mjs").toString());
+            // A JVM per scenario: the flags cut its start-up, which a loaded machine stretches to seconds.
+            case "java-sdk" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "-cp", System.getProperty("java.class.path"), JavaSdkDrillClient.class.getName());
+            default -> throw new IllegalArgumentException(client);
+        };
+    }
+
+    /** One run of the drill's command line; the scorecard as JSON and what it printed on stderr. */
+    private record Run(JsonNode card, String stderr, int exit) {
+
+        Map<String, String> verdicts() {
+            Map<String, String> verdicts = new LinkedHashMap<>();
+            card.get("scenarios").forEach(s -> verdicts.put(s.get("name").asText(), s.get("outcome").asText()));
+            return verdicts;
+        }
+    }
+
+    /**
+     * The drill's timeout per scenario for the client. Each driver's requests time out after 2.5 s
+     * and the late answer comes at 3 s, so a Node driver is done in a few seconds; the Java one
+     * starts a JVM per scenario and then takes about 2 s to exit, which a loaded machine stretches
+     * past 8 s; the conformance example client waits out the SDK's 60 s default where an answer
+     * never comes, so the drill stops it, and a short timeout keeps that short.
+     */
+    private static String timeout(String client) {
+        return switch (client) {
+            case "java-sdk" -> "20s";
+            case "conformance-example" -> "8s";
+            default -> "10s";
+        };
+    }
+
+    private static Run drill(String client, Path json) throws Exception {
+        List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(client), "--seed", "42",
+                "--report-json", json.toString(), "--show-client-output", "--"));
+        args.addAll(command(client));
+        StringWriter err = new StringWriter();
+        int exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+                args.toArray(String[]::new));
+        return new Run(new ObjectMapper().readTree(json.toFile()), err.toString(), exit);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"java-sdk", "ts-sdk-2", "ts-sdk-1", "conformance-example"})
+    void aRealClientsScorecardIsStableAndEveryPassIsBackedByItsFault(String client) throws Exception {
+        // The two runs at once: each has its own demo server and proxy, and the wall time halves.
+        CompletableFuture<Run> second = CompletableFuture.supplyAsync(() -> {
+            try {
+                return drill(client, dir.resolve(client + "-second.json"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Run first = drill(client, dir.resolve(client + ".json"));
+        Run again = second.get(240, TimeUnit.SECONDS);
+
+        Path out = Path.of("target", "drill-scorecards");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve(client + ".json"), first.card().toPrettyString() + "\n", StandardCharsets.UTF_8);
+        Files.writeString(out.resolve(client + ".txt"), first.stderr(), StandardCharsets.UTF_8);
+
+        String context = client + "\n" + first.stderr();
+        assertThat(first.verdicts().keySet()).as(context).containsExactlyElementsOf(RUNNABLE);
+        assertThat(first.card().get("exit_code").asInt()).isEqualTo(first.exit());
+        assertThat(again.verdicts()).as("the second run with the same seed\n" + again.stderr() + "\nthe first\n" + context)
+                .isEqualTo(first.verdicts());
+        // The scorecard's own rule: a pass names the journal line where its scenario's fault fired.
+        for (JsonNode s : first.card().get("scenarios")) {
+            if (!s.get("outcome").asText().equals("pass")) {
+                continue;
+            }
+            List<String> rules = Catalogue.find(s.get("name").asText()).orElseThrow().ruleNames();
+            List<String> evidence = new ArrayList<>();
+            s.get("evidence").forEach(line -> evidence.add(line.asText()));
+            assertThat(evidence).as(s.get("name").asText() + " passed: its fault must show in the evidence\n" + context)
+                    .anySatisfy(line -> assertThat(rules).anySatisfy(rule -> assertThat(line).contains("(rule '" + rule + "')")));
+        }
+        assertThat(first.verdicts()).as(context).containsAllEntriesOf(VERIFIED.getOrDefault(client, Map.of()));
+    }
+}
