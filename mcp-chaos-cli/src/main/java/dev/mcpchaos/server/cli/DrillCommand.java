@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.server.control.HtmlReport;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
 import dev.mcpchaos.server.drill.Scenario;
@@ -38,6 +39,7 @@ import java.util.concurrent.Callable;
             "  mcp-chaos drill --list",
             "  mcp-chaos drill -- node my-client.mjs",
             "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
+            "  mcp-chaos drill --html drill.html --report-json drill.json -- node my-client.mjs",
             "", "Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage."})
 final class DrillCommand implements Callable<Integer> {
 
@@ -64,6 +66,10 @@ final class DrillCommand implements Callable<Integer> {
 
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write the scorecard as JUnit XML here.")
     Path junit;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write one self-contained HTML report here: "
+            + "the scorecard and each scenario's messages and faults on one timeline (docs/ui.md).")
+    Path html;
 
     @Option(names = "--show-client-output", description = "Pass the client's output on to stderr, each line "
             + "prefixed with [scenario].")
@@ -114,6 +120,9 @@ final class DrillCommand implements Callable<Integer> {
         }
         if (junit != null) {
             Files.writeString(junit, card.toJunitXml(), StandardCharsets.UTF_8);
+        }
+        if (html != null) {
+            HtmlReport.builder("drill of " + String.join(" ", command)).drill(card.toJson()).write(html);
         }
         return card.exitCode();
     }

@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.drill;
 
 import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.journal.JournalJson;
 import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
@@ -16,7 +17,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -121,13 +124,15 @@ public final class Drill {
     /** Runs the client once per scenario and grades each run. */
     public Scorecard run() {
         List<Verdict> verdicts = new ArrayList<>();
+        Map<String, String> journals = new LinkedHashMap<>();
         for (Scenario scenario : selected()) {
-            verdicts.add(run(scenario));
+            verdicts.add(run(scenario, journals));
         }
-        return new Scorecard(seed, verdicts);
+        return new Scorecard(seed, verdicts, journals);
     }
 
-    private Verdict run(Scenario scenario) {
+    /** Runs one scenario and grades it; puts its journal (JSON) in {@code journals} when it ran. */
+    private Verdict run(Scenario scenario, Map<String, String> journals) {
         if (!scenario.built()) {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_BUILT,
                     "not built yet: " + scenario.notBuilt(), List.of(), null, Duration.ZERO);
@@ -145,6 +150,7 @@ public final class Drill {
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());
             JournalSnapshot journal = proxy.journal().snapshot();
+            journals.put(scenario.name(), JournalJson.write(journal));
             Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
             return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
                     finding.evidence(), exit, took);
