@@ -191,8 +191,8 @@ class ReportCommandTest {
         Path out = dir.resolve("refused.html");
         Run refused = report("--out", out.toString(), session.events().toString(), banner.toString());
         assertThat(refused.code()).isEqualTo(2);
-        assertThat(refused.err()).contains("mcp-chaos: " + banner + ": not an event log, journal, cassette or check "
-                + "report (first line: Server listening on stdio)");
+        assertThat(refused.err()).contains("mcp-chaos: " + banner + ": not an event log, journal, cassette, check "
+                + "report or drill scorecard (first line: Server listening on stdio)");
         assertThat(out).doesNotExist();
 
         Path empty = dir.resolve("empty.ndjson");
