@@ -36,7 +36,9 @@ class DrillCommandTest {
                 assertThat(head).as(s.name()).contains("not built yet").doesNotContain("runnable");
             }
         }
-        assertThat(listing).contains("not built yet: stdio runs, 2026-07-28 era runs");
+        assertThat(listing).contains("not built yet: 2026-07-28 era runs")
+                .contains("out-of-order  [MUST, runnable over stdio in the 2025 era]")
+                .contains("answer-lost  [SHOULD, runnable over http, stdio in the 2025 era]");
     }
 
     @Test

@@ -15,10 +15,13 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +42,22 @@ import java.util.function.Consumer;
  * System.err.print(card.table());
  * }</pre>
  *
- * <p>This version drives the Streamable HTTP transport in the 2025 era (sessions); a scenario
- * that needs more is reported {@link Outcome#NOT_BUILT not built}, one for another transport or
- * era {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
+ * <p>Over stdio ({@link #stdio}) the client gets a server command appended instead of a URL, as
+ * a stdio client is configured: the CLI's own stdio proxy ({@code mcp-chaos stdio --rules ...
+ * --journal-dump FILE -- mcp-chaos demo-server}) in front of the demo server. The client spawns
+ * it; the proxy writes its journal to the dump file when the server has exited (the client
+ * closed its stdin, or the server crashed), and the drill grades from that file. A dump at exit,
+ * not the control API: the proxy lives exactly as long as the client keeps it, so the last
+ * messages of a run (those that decide "the session went on") would be lost between the
+ * last poll and the proxy's exit; the file has them all.
+ *
+ * <p>This version drives the 2025 era (sessions); a scenario that needs more is reported
+ * {@link Outcome#NOT_BUILT not built}, one for another transport or era
+ * {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
  */
 public final class Drill {
 
-    /** The transport this version drives. */
+    /** The transport a drill drives unless told {@link #stdio}. */
     public static final TransportKind TRANSPORT = TransportKind.HTTP;
 
     /** The era this version drives. */
@@ -62,6 +74,8 @@ public final class Drill {
     private Duration timeout = Duration.ofSeconds(30);
     private long seed;
     private Consumer<String> clientOutput = line -> { };
+    private TransportKind transport = TRANSPORT;
+    private List<String> cli;
 
     private Drill(List<String> command) {
         this.command = List.copyOf(command);
@@ -113,10 +127,32 @@ public final class Drill {
         return this;
     }
 
+    /**
+     * Drives stdio: the client command gets a server command appended, {@code cli} followed by
+     * {@code stdio --rules FILE --seed N --journal 10000 --journal-dump FILE -- } and {@code cli}
+     * followed by {@code demo-server}.
+     *
+     * @param cli the command that runs this version's {@code mcp-chaos} (such as {@code java -cp
+     *            mcp-chaos.jar dev.mcpchaos.server.cli.Main})
+     */
+    public Drill stdio(List<String> cli) {
+        this.cli = List.copyOf(cli);
+        if (this.cli.isEmpty()) {
+            throw new IllegalArgumentException("cli: empty (expected: the command that runs mcp-chaos)");
+        }
+        this.transport = TransportKind.STDIO;
+        return this;
+    }
+
+    /** The transport this drill drives: {@link TransportKind#HTTP} unless told {@link #stdio}. */
+    public TransportKind transport() {
+        return transport;
+    }
+
     /** The scenarios that would run, in order. */
     public List<Scenario> selected() {
         if (scenarios == null) {
-            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(TRANSPORT, ERA)).toList();
+            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(transport, ERA)).toList();
         }
         return scenarios.stream().map(n -> Catalogue.find(n).orElseThrow()).toList();
     }
@@ -137,16 +173,20 @@ public final class Drill {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_BUILT,
                     "not built yet: " + scenario.notBuilt(), List.of(), null, Duration.ZERO);
         }
-        if (!scenario.appliesTo(TRANSPORT, ERA)) {
+        if (!scenario.appliesTo(transport, ERA)) {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_APPLICABLE, "it applies to "
                     + Catalogue.transports(scenario) + " in the " + Catalogue.eras(scenario) + " era; this run is "
-                    + "http in the " + ERA.label() + " era", List.of(), null, Duration.ZERO);
+                    + transport.name().toLowerCase(Locale.ROOT) + " in the " + ERA.label() + " era", List.of(), null,
+                    Duration.ZERO);
+        }
+        if (transport == TransportKind.STDIO) {
+            return runStdio(scenario, journals);
         }
         long started = System.nanoTime();
         try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
-            Integer exit = runClient(scenario, proxy.mcpUrl().toString());
+            Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());
             JournalSnapshot journal = proxy.journal().snapshot();
@@ -162,10 +202,85 @@ public final class Drill {
         }
     }
 
-    /** Runs the client; its exit code, or null when it outlived the timeout and was stopped. */
-    private Integer runClient(Scenario scenario, String url) throws IOException, InterruptedException {
+    /** How long the drill waits for the stdio proxy's journal dump after the client ended. */
+    private static final Duration DUMP_WAIT = Duration.ofSeconds(20);
+
+    /** One scenario over stdio: the proxy and the demo server started by the client, the journal from the dump. */
+    private Verdict runStdio(Scenario scenario, Map<String, String> journals) {
+        Path work = null;
+        try {
+            work = Files.createTempDirectory("mcp-chaos-drill-");
+            Path rules = work.resolve("rules.json");
+            Path dump = work.resolve("journal.json");
+            // A rule file in JSON, which is YAML: each rule as RuleDraft writes it.
+            Files.writeString(rules, "{\"rules\": [" + String.join(",", scenario.rules().stream()
+                    .map(r -> r.toJson()).toList()) + "]}\n", StandardCharsets.UTF_8);
+            List<String> server = new ArrayList<>(cli);
+            server.addAll(List.of("stdio", "--no-watch", "--rules", rules.toString(), "--seed", Long.toString(seed),
+                    "--journal", "10000", "--journal-dump", dump.toString(), "--"));
+            server.addAll(cli);
+            server.add("demo-server");
+            long started = System.nanoTime();
+            Integer exit = runClient(scenario, server, dump);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            String json = awaitDump(dump);
+            JournalSnapshot journal;
+            if (json == null) {
+                json = "{\"capacity\":10000,\"evicted\":0,\"next\":1,\"entries\":[]}";
+                clientOutput.accept("[" + scenario.name() + "] mcp-chaos drill: no journal dump from the stdio proxy "
+                        + "within " + DUMP_WAIT.toSeconds() + " s (did the client start the server command?)");
+            }
+            journal = JournalJson.read(json);
+            journals.put(scenario.name(), json);
+            Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
+            return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
+                    finding.evidence(), exit, took);
+        } catch (IOException e) {
+            throw new UncheckedIOException("scenario " + scenario.name() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during scenario " + scenario.name(), e);
+        } finally {
+            deleteQuietly(work);
+        }
+    }
+
+    /** The dump's text once the proxy has written it (it renames it into place whole), or null after {@link #DUMP_WAIT}. */
+    private static String awaitDump(Path dump) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
+        while (!Files.exists(dump)) {
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            Thread.sleep(50);
+        }
+        return Files.readString(dump, StandardCharsets.UTF_8);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // A temporary directory left behind is no reason to fail the drill.
+        }
+    }
+
+    /**
+     * Runs the client with {@code appended} as its last arguments; its exit code, or null when it
+     * outlived the timeout and was stopped. With a {@code dump} (stdio), a stopped client is
+     * killed alone first, so that the proxy it started sees the end of its input and writes the
+     * dump; what is left of its processes is killed once the dump is there (or not coming).
+     */
+    private Integer runClient(Scenario scenario, List<String> appended, Path dump)
+            throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(command);
-        argv.add(url);
+        argv.addAll(appended);
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().put(SCENARIO_VARIABLE, scenario.name());
         Process process = pb.start();
@@ -186,7 +301,17 @@ public final class Drill {
             pump.join(1000);
             return process.exitValue();
         }
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> descendants = process.descendants().toList();
+        if (dump != null) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
+            while (!Files.exists(dump) && System.nanoTime() < deadline
+                    && descendants.stream().anyMatch(ProcessHandle::isAlive)) {
+                Thread.sleep(50);
+            }
+        }
+        descendants.forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
         return null;
