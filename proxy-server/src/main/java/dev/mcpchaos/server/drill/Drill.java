@@ -70,6 +70,7 @@ public final class Drill {
     private static final Duration SETTLE = Duration.ofMillis(200);
 
     private final List<String> command;
+    private final InProcessClient inProcess;
     private List<String> scenarios;
     private Duration timeout = Duration.ofSeconds(30);
     private long seed;
@@ -77,16 +78,40 @@ public final class Drill {
     private TransportKind transport = TRANSPORT;
     private List<String> cli;
 
-    private Drill(List<String> command) {
+    private Drill(List<String> command, InProcessClient inProcess) {
         this.command = List.copyOf(command);
-        if (this.command.isEmpty()) {
+        this.inProcess = inProcess;
+        if (this.command.isEmpty() && inProcess == null) {
             throw new IllegalArgumentException("command: empty (expected: the client command)");
         }
     }
 
     /** A drill of the client started by {@code command} (the server's URL is appended). */
     public static Drill builder(List<String> command) {
-        return new Drill(Objects.requireNonNull(command, "command"));
+        return new Drill(Objects.requireNonNull(command, "command"), null);
+    }
+
+    /**
+     * A client in this JVM, such as a Java client under test: called once per scenario with the
+     * proxy's MCP URL, on a thread of its own. It does what the scenarios expect of a client
+     * (initialize, {@code tools/list}, {@code tools/call}s, each bounded by a timeout of its own)
+     * and returns; returning is exit code 0, throwing exit code 1, and outliving the drill's
+     * timeout is being stopped (the thread is interrupted, and left behind if it does not end).
+     */
+    @FunctionalInterface
+    public interface InProcessClient {
+        /**
+         * Runs the client once.
+         *
+         * @param scenario the scenario's name (what {@code MCP_CONFORMANCE_SCENARIO} carries for a command)
+         * @param mcpUrl the proxy's MCP URL, in front of the demo server
+         */
+        void run(String scenario, java.net.URI mcpUrl) throws Exception;
+    }
+
+    /** A drill of a client in this JVM (HTTP only: it has no command to append a server command to). */
+    public static Drill inProcess(InProcessClient client) {
+        return new Drill(List.of(), Objects.requireNonNull(client, "client"));
     }
 
     /**
@@ -136,6 +161,9 @@ public final class Drill {
      *            mcp-chaos.jar dev.mcpchaos.server.cli.Main})
      */
     public Drill stdio(List<String> cli) {
+        if (inProcess != null) {
+            throw new IllegalStateException("a client in this JVM is drilled over HTTP only");
+        }
         this.cli = List.copyOf(cli);
         if (this.cli.isEmpty()) {
             throw new IllegalArgumentException("cli: empty (expected: the command that runs mcp-chaos)");
@@ -165,6 +193,20 @@ public final class Drill {
             verdicts.add(run(scenario, journals));
         }
         return new Scorecard(seed, verdicts, journals);
+    }
+
+    /**
+     * Runs the client on one scenario and grades it: a scorecard of one verdict (with its
+     * journal), for a caller that reports scenario by scenario, such as one dynamic test each.
+     *
+     * @throws IllegalArgumentException for a name the catalogue does not have
+     */
+    public Scorecard run(String scenario) {
+        Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
+                + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
+        Map<String, String> journals = new LinkedHashMap<>();
+        Verdict verdict = run(s, journals);
+        return new Scorecard(seed, List.of(verdict), journals);
     }
 
     /** Runs one scenario and grades it; puts its journal (JSON) in {@code journals} when it ran. */
@@ -200,6 +242,29 @@ public final class Drill {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during scenario " + scenario.name(), e);
         }
+    }
+
+    /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
+    private Integer runInProcess(Scenario scenario, java.net.URI url) throws InterruptedException {
+        Integer[] exit = {null};
+        Thread thread = new Thread(() -> {
+            try {
+                inProcess.run(scenario.name(), url);
+                exit[0] = 0;
+            } catch (Exception | AssertionError e) {
+                clientOutput.accept("[" + scenario.name() + "] " + e);
+                exit[0] = 1;
+            }
+        }, "drill-client-" + scenario.name());
+        thread.setDaemon(true);
+        thread.start();
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(1000);
+            return null;
+        }
+        return exit[0];
     }
 
     /** How long the drill waits for the stdio proxy's journal dump after the client ended. */
@@ -279,6 +344,9 @@ public final class Drill {
      */
     private Integer runClient(Scenario scenario, List<String> appended, Path dump)
             throws IOException, InterruptedException {
+        if (inProcess != null) {
+            return runInProcess(scenario, java.net.URI.create(appended.get(0)));
+        }
         List<String> argv = new ArrayList<>(command);
         argv.addAll(appended);
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
