@@ -199,8 +199,8 @@ class ReportCommandTest {
         Files.writeString(empty, "");
         Run none = report("--out", out.toString(), empty.toString());
         assertThat(none.code()).isEqualTo(2);
-        assertThat(none.err()).contains(empty + ": not an event log, journal, cassette or check report (first line: "
-                + "none, the file is empty)");
+        assertThat(none.err()).contains(empty + ": not an event log, journal, cassette, check report or drill "
+                + "scorecard (first line: none, the file is empty)");
         assertThat(out).doesNotExist();
 
         // The twin: the same name holding the session's event log is read and written.

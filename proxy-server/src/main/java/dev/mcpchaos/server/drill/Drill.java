@@ -14,6 +14,7 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +51,9 @@ import java.util.function.Consumer;
  * not the control API: the proxy lives exactly as long as the client keeps it, so the last
  * messages of a run (those that decide "the session went on") would be lost between the
  * last poll and the proxy's exit; the file has them all.
+ *
+ * <p>A client in this JVM ({@link #inProcess}, what {@code McpChaosDrill} of mcp-chaos-junit
+ * uses) is called with the proxy's MCP URL instead of being started, over HTTP.
  *
  * <p>This version drives the 2025 era (sessions); a scenario that needs more is reported
  * {@link Outcome#NOT_BUILT not built}, one for another transport or era
@@ -106,7 +110,7 @@ public final class Drill {
          * @param scenario the scenario's name (what {@code MCP_CONFORMANCE_SCENARIO} carries for a command)
          * @param mcpUrl the proxy's MCP URL, in front of the demo server
          */
-        void run(String scenario, java.net.URI mcpUrl) throws Exception;
+        void run(String scenario, URI mcpUrl) throws Exception;
     }
 
     /** A drill of a client in this JVM (HTTP only: it has no command to append a server command to). */
@@ -245,7 +249,7 @@ public final class Drill {
     }
 
     /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
-    private Integer runInProcess(Scenario scenario, java.net.URI url) throws InterruptedException {
+    private Integer runInProcess(Scenario scenario, URI url) throws InterruptedException {
         Integer[] exit = {null};
         Thread thread = new Thread(() -> {
             try {
@@ -345,7 +349,7 @@ public final class Drill {
     private Integer runClient(Scenario scenario, List<String> appended, Path dump)
             throws IOException, InterruptedException {
         if (inProcess != null) {
-            return runInProcess(scenario, java.net.URI.create(appended.get(0)));
+            return runInProcess(scenario, URI.create(appended.get(0)));
         }
         List<String> argv = new ArrayList<>(command);
         argv.addAll(appended);
