@@ -225,9 +225,19 @@ public final class Drill {
                     + transport.name().toLowerCase(Locale.ROOT) + " in the " + ERA.label() + " era", List.of(), null,
                     Duration.ZERO);
         }
-        if (transport == TransportKind.STDIO) {
-            return runStdio(scenario, journals);
+        try {
+            return transport == TransportKind.STDIO ? runStdio(scenario, journals) : runHttp(scenario, journals);
+        } catch (IOException e) {
+            throw new UncheckedIOException("scenario " + scenario.name() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during scenario " + scenario.name(), e);
         }
+    }
+
+    /** One scenario over HTTP: the demo server and the proxy in this JVM, the journal from the proxy. */
+    private Verdict runHttp(Scenario scenario, Map<String, String> journals)
+            throws IOException, InterruptedException {
         long started = System.nanoTime();
         try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
@@ -236,16 +246,17 @@ public final class Drill {
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());
             JournalSnapshot journal = proxy.journal().snapshot();
-            journals.put(scenario.name(), JournalJson.write(journal));
-            Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
-            return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
-                    finding.evidence(), exit, took);
-        } catch (IOException e) {
-            throw new UncheckedIOException("scenario " + scenario.name() + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during scenario " + scenario.name(), e);
+            return graded(scenario, journal, JournalJson.write(journal), exit, took, journals);
         }
+    }
+
+    /** The grader's verdict on a run; the run's journal (JSON) goes in {@code journals}. */
+    private static Verdict graded(Scenario scenario, JournalSnapshot journal, String json, Integer exit,
+                                  Duration took, Map<String, String> journals) {
+        journals.put(scenario.name(), json);
+        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
+        return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
+                finding.evidence(), exit, took);
     }
 
     /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
@@ -275,7 +286,8 @@ public final class Drill {
     private static final Duration DUMP_WAIT = Duration.ofSeconds(20);
 
     /** One scenario over stdio: the proxy and the demo server started by the client, the journal from the dump. */
-    private Verdict runStdio(Scenario scenario, Map<String, String> journals) {
+    private Verdict runStdio(Scenario scenario, Map<String, String> journals)
+            throws IOException, InterruptedException {
         Path work = null;
         try {
             work = Files.createTempDirectory("mcp-chaos-drill-");
@@ -293,22 +305,13 @@ public final class Drill {
             Integer exit = runClient(scenario, server, dump);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String json = awaitDump(dump);
-            JournalSnapshot journal;
             if (json == null) {
+                // Graded as a run the journal saw nothing of: not exercised, never pass.
                 json = "{\"capacity\":10000,\"evicted\":0,\"next\":1,\"entries\":[]}";
                 clientOutput.accept("[" + scenario.name() + "] mcp-chaos drill: no journal dump from the stdio proxy "
                         + "within " + DUMP_WAIT.toSeconds() + " s (did the client start the server command?)");
             }
-            journal = JournalJson.read(json);
-            journals.put(scenario.name(), json);
-            Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
-            return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
-                    finding.evidence(), exit, took);
-        } catch (IOException e) {
-            throw new UncheckedIOException("scenario " + scenario.name() + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during scenario " + scenario.name(), e);
+            return graded(scenario, JournalJson.read(json), json, exit, took, journals);
         } finally {
             deleteQuietly(work);
         }
