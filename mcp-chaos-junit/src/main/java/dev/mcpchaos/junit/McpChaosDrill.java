@@ -1,6 +1,5 @@
 package dev.mcpchaos.junit;
 
-import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
 import dev.mcpchaos.server.drill.Level;
 import dev.mcpchaos.server.drill.Outcome;
@@ -14,7 +13,6 @@ import org.opentest4j.TestAbortedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -53,15 +51,11 @@ import java.util.stream.Stream;
  */
 public final class McpChaosDrill {
 
-    private final Drill.InProcessClient client;
-    private List<String> scenarios = List.of();
-    private Duration timeout = Duration.ofSeconds(30);
-    private long seed;
+    private final Drill drill;
     private boolean failOnShould;
-    private Consumer<String> log = line -> { };
 
     private McpChaosDrill(Drill.InProcessClient client) {
-        this.client = Objects.requireNonNull(client, "client");
+        this.drill = Drill.inProcess(client);
     }
 
     /** A drill of {@code client}, called once per scenario with the proxy's MCP URL. */
@@ -75,25 +69,19 @@ public final class McpChaosDrill {
      * @throws IllegalArgumentException for a name the catalogue does not have
      */
     public McpChaosDrill scenarios(String... names) {
-        for (String name : names) {
-            if (Catalogue.find(name).isEmpty()) {
-                throw new IllegalArgumentException("scenario: '" + name + "' (expected: one of "
-                        + Catalogue.all().stream().map(Scenario::name).toList() + ")");
-            }
-        }
-        this.scenarios = List.of(names);
+        drill.scenarios(List.of(names));
         return this;
     }
 
     /** How long the client may run per scenario before it is stopped (its thread interrupted); default 30 s. */
     public McpChaosDrill timeout(Duration timeout) {
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        drill.timeout(timeout);
         return this;
     }
 
     /** The seed of the scenarios' rules; default 0. */
     public McpChaosDrill seed(long seed) {
-        this.seed = seed;
+        drill.seed(seed);
         return this;
     }
 
@@ -108,17 +96,17 @@ public final class McpChaosDrill {
 
     /** Where what the client threw goes, one line per scenario that threw; default nowhere. */
     public McpChaosDrill log(Consumer<String> lines) {
-        this.log = Objects.requireNonNull(lines, "lines");
+        drill.clientOutput(lines);
         return this;
     }
 
     /** One dynamic test per scenario, named after it; each runs the client when the test runs. */
     public Stream<DynamicTest> dynamicTests() {
-        Drill drill = Drill.inProcess(client).scenarios(scenarios).timeout(timeout).seed(seed).clientOutput(log);
+        boolean shouldFails = failOnShould; // as it is now: a later call does not change these tests
         List<DynamicTest> tests = new ArrayList<>();
         for (Scenario scenario : drill.selected()) {
             tests.add(DynamicTest.dynamicTest(scenario.name() + " [" + scenario.level() + "]",
-                    () -> assertVerdict(drill.run(scenario.name()), failOnShould)));
+                    () -> assertVerdict(drill.run(scenario.name()), shouldFails)));
         }
         return tests.stream();
     }
