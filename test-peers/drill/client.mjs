@@ -1,7 +1,11 @@
 // A client written to be drilled (mcp-chaos drill, docs/drill.md), on the TypeScript SDK 2.4
 // (@modelcontextprotocol/client), speaking the 2025 revisions (sessions). Invoked as the MCP
 // conformance suite's client mode invokes a client: node client.mjs [--flaw FLAW] URL, with
-// MCP_CONFORMANCE_SCENARIO set (it does the same in every scenario). Well behaved by default:
+// MCP_CONFORMANCE_SCENARIO set (it does the same in every scenario). Over stdio (drill
+// --transport stdio): node client.mjs [--flaw FLAW] --stdio COMMAND [ARGS...], the server command
+// the drill appends, spawned by StdioClientTransport; it then also sends two tools/calls of add
+// at once and checks each answer against its own call (exit 1 when they are mixed up), and does
+// not start the server again after it died. Well behaved by default:
 //   - every request has a timeout (TIMEOUT_MS, default 1500), after which the SDK cancels it;
 //   - reads (tools/list) are sent again after a timeout, as new requests (new ids), up to 3 times;
 //   - writes (tools/call) are never sent again blindly: after a lost answer the outcome is
@@ -12,17 +16,21 @@
 //   naive-retrier       sends a write again after a timeout, with the same arguments;
 //   no-timeout          waits for ever for every answer;
 //   ignore-retry-after  retries a 429/503 at once;
-//   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level).
+//   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level;
+//                       over stdio, the same message written again).
 // Prints one JSON line per step on stdout; exits 0 when it finished its steps.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const args = process.argv.slice(2);
-const url = args[args.length - 1];
+const stdioAt = args.indexOf('--stdio');
+const serverCommand = stdioAt >= 0 ? args.slice(stdioAt + 1) : null;
+const url = stdioAt >= 0 ? null : args[args.length - 1];
 const flawAt = args.indexOf('--flaw');
-const flaw = flawAt >= 0 ? args[flawAt + 1] : 'none';
+const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1] : 'none';
 const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id'];
-if (!FLAWS.includes(flaw) || !url) {
-  process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] URL\n`);
+if (!FLAWS.includes(flaw) || !(url || serverCommand?.length)) {
+  process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] (URL | --stdio COMMAND...)\n`);
   process.exit(2);
 }
 const T = Number(process.env.TIMEOUT_MS || 1500);
@@ -69,12 +77,36 @@ async function drillFetch(input, init) {
   return response;
 }
 
+/** The reuse-id flaw over stdio: a tools/list unanswered after T is written again as it was, id and all. */
+function resendSameId(transport) {
+  const send = transport.send.bind(transport);
+  const answered = new Set();
+  transport.send = async (message, options) => {
+    await send(message, options);
+    if (message.method === 'tools/list' && message.id !== undefined) {
+      setTimeout(() => {
+        if (answered.has(message.id)) return;
+        print({ step: 'resend-same-id', body: JSON.stringify(message) });
+        send(message).catch(() => {});
+      }, T);
+    }
+  };
+  return (message) => { if (message.id !== undefined && !message.method) answered.add(message.id); };
+}
+
 let client;
 async function connect() {
   client = new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
+  const transport = serverCommand
+    ? new StdioClientTransport({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
+    : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
+  const seen = serverCommand && flaw === 'reuse-id' ? resendSameId(transport) : null;
   // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
   await client.connect(transport, { timeout: Math.max(timeout, 10000) });
+  if (seen) {
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => { seen(message); onmessage?.(message, extra); };
+  }
   sessionGone = false;
   print({ step: 'connect' });
 }
@@ -131,5 +163,22 @@ await write('call-slow', () => client.callTool({ name: 'slow', arguments: { ms: 
   { timeout: writeTimeout, onprogress: () => {} }));
 await write('call-echo', () => client.callTool({ name: 'echo', arguments: { text: 'after' } }, { timeout: writeTimeout }));
 await read('read-back', () => client.listTools(undefined, { timeout }));
+let mixedUp = false;
+if (serverCommand) {
+  // Two calls in flight on the one stream: each answer must be taken for its own call.
+  const sums = [[1, 2], [10, 20]];
+  const results = await Promise.allSettled(sums.map(([a, b]) =>
+    client.callTool({ name: 'add', arguments: { a, b } }, { timeout: writeTimeout })));
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') {
+      print({ step: 'call-add-' + i, error: failure(r.reason) });
+      return;
+    }
+    const text = r.value?.content?.[0]?.text;
+    const expected = String(sums[i][0] + sums[i][1]);
+    print({ step: 'call-add-' + i, ok: text === expected, text, expected });
+    if (text !== expected) mixedUp = true;
+  });
+}
 await client.close().catch(() => {});
-process.exit(0);
+process.exit(mixedUp ? 1 : 0);

@@ -2,7 +2,8 @@
 // network off, for LivePageIT and ReportPageIT: what it shows, by count. Environment: REPORT (the
 // HTML file), SCREENSHOTS (a directory), BROWSER (chromium, the default, or firefox: see
 // browser.mjs) and BROWSER_BIN or CHROMIUM (the binary), SHOT (the screenshot's name, default
-// 6-report-offline; ReportPageIT in mcp-chaos-cli gives its own). Prints one JSON object on stdout.
+// 6-report-offline; ReportPageIT in mcp-chaos-cli gives its own). Prints one JSON object on stdout;
+// for a drill's report, its scorecard panel by count and by row too.
 import { BROWSER, open } from './browser.mjs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +34,13 @@ try {
   result.rulesShown = await page.$$eval('#rules tr[data-rule]', (rows) => rows.map((r) => ({
     rule: r.dataset.rule, injected: r.querySelector('.injected').textContent })));
   result.checkInfo = await page.textContent('#check-info');
+  // A drill's report: the scorecard panel's counts by outcome, and its rows.
+  result.scorecard = await page.$$eval('#scorecard-totals [data-outcome]', (spans) => Object.fromEntries(
+    spans.map((s) => [s.dataset.outcome, Number(s.querySelector('b').textContent)])));
+  result.scorecardRows = await page.$$eval('#scorecard tr[data-scenario]', (rows) => rows.map((r) => ({
+    scenario: r.dataset.scenario, outcome: r.dataset.outcome, shown: r.children[2].textContent })));
+  result.sessionsShown = await page.$$eval('#sessions tbody tr', (rows) => rows.map((r) => ({
+    session: r.children[0].textContent, messages: Number(r.children[1].textContent) + Number(r.children[2].textContent) })));
   result.steering = await page.$$eval('#panic, #add-rule, td.actions', (els) => els.filter((e) => e.offsetParent !== null).length);
   await page.screenshot({ path: join(env('SCREENSHOTS'), (process.env.SHOT || '6-report-offline') + '.png'), fullPage: true });
 } catch (e) {

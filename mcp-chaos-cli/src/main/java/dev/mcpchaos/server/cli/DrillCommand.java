@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.server.control.HtmlReport;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
 import dev.mcpchaos.server.drill.Scenario;
@@ -32,12 +33,14 @@ import java.util.concurrent.Callable;
                 + "does (the server's URL appended as the last argument, MCP_CONFORMANCE_SCENARIO=<name> in its "
                 + "environment), and grades each run from the journal: pass, fail, not applicable, not exercised "
                 + "(the fault never fired), with the evidence.",
-            "The scorecard goes to stderr as a table. This version drives Streamable HTTP in the 2025 era; "
+            "The scorecard goes to stderr as a table. This version drives Streamable HTTP and stdio in the 2025 era; "
                     + "--list shows what is not built yet."},
         footer = {"", "Examples:",
             "  mcp-chaos drill --list",
+            "  mcp-chaos drill --transport stdio -- node my-client.mjs --stdio",
             "  mcp-chaos drill -- node my-client.mjs",
             "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
+            "  mcp-chaos drill --html drill.html --report-json drill.json -- node my-client.mjs",
             "", "Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage."})
 final class DrillCommand implements Callable<Integer> {
 
@@ -65,12 +68,22 @@ final class DrillCommand implements Callable<Integer> {
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write the scorecard as JUnit XML here.")
     Path junit;
 
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write one self-contained HTML report here: "
+            + "the scorecard and each scenario's messages and faults on one timeline (docs/ui.md).")
+    Path html;
+
+    @Option(names = "--transport", paramLabel = "http|stdio", defaultValue = "http",
+            description = "The transport: http (the server's URL appended to CLIENT_COMMAND) or stdio (a server "
+                    + "command appended: this mcp-chaos's stdio proxy, with the scenario's rules, in front of its demo "
+                    + "server; the client starts it). Default: ${DEFAULT-VALUE}.")
+    String transport;
+
     @Option(names = "--show-client-output", description = "Pass the client's output on to stderr, each line "
             + "prefixed with [scenario].")
     boolean showClientOutput;
 
     @Parameters(paramLabel = "CLIENT_COMMAND", arity = "0..*",
-            description = "The client command, after --; the server's URL is appended.")
+            description = "The client command, after --; the server's URL (or, with --transport stdio, a server command) is appended.")
     List<String> command = new ArrayList<>();
 
     @Override
@@ -98,6 +111,11 @@ final class DrillCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new OptionValueException("--" + e.getMessage());
         }
+        if (transport.equals("stdio")) {
+            drill.stdio(selfCommand());
+        } else if (!transport.equals("http")) {
+            throw new OptionValueException("--transport: '" + transport + "' (expected: http or stdio)");
+        }
         if (showClientOutput) {
             drill.clientOutput(line -> {
                 synchronized (err) {
@@ -115,7 +133,20 @@ final class DrillCommand implements Callable<Integer> {
         if (junit != null) {
             Files.writeString(junit, card.toJunitXml(), StandardCharsets.UTF_8);
         }
+        if (html != null) {
+            HtmlReport.builder("drill of " + String.join(" ", command)).drill(card.toJson()).write(html);
+        }
         return card.exitCode();
+    }
+
+    /**
+     * The command that runs this mcp-chaos: this JVM's java on this JVM's class path (the jar, or
+     * the classes of a build), tuned to start fast, since a stdio drill starts two per scenario.
+     */
+    static List<String> selfCommand() {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName());
     }
 
     /** The catalogue, one block per scenario: what {@code --list} prints. */
@@ -124,7 +155,8 @@ final class DrillCommand implements Callable<Integer> {
         for (Scenario s : Catalogue.all()) {
             String missing = Catalogue.notBuiltYet(s);
             sb.append(s.name()).append("  [").append(s.level()).append(", ")
-                    .append(s.built() ? "runnable over http in the 2025 era" : "not built yet").append("]\n");
+                    .append(s.built() ? "runnable over " + Catalogue.transports(s) + " in the 2025 era" : "not built yet")
+                    .append("]\n");
             sb.append("  fault:      ").append(s.fault()).append('\n');
             sb.append("  resilient:  ").append(s.resilient()).append('\n');
             sb.append("  source:     ").append(s.source()).append('\n');
@@ -139,7 +171,7 @@ final class DrillCommand implements Callable<Integer> {
         }
         long built = Catalogue.all().stream().filter(Scenario::built).count();
         sb.append('\n').append(Catalogue.all().size()).append(" scenarios, ").append(built)
-                .append(" runnable (http, 2025 era), ").append(Catalogue.all().size() - built)
+                .append(" runnable (http or stdio, 2025 era), ").append(Catalogue.all().size() - built)
                 .append(" not built yet. See docs/drill.md.\n");
         return sb.toString();
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.control.HtmlReport;
+import dev.mcpchaos.server.drill.Scorecard;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteException;
 import picocli.CommandLine;
@@ -27,23 +28,24 @@ import java.util.concurrent.Callable;
  * the live page's views with its script, styles and data inline) from the files a run leaves: an
  * event log, a journal dump, cassettes, a check report, recognised by their content. Exit codes: 0
  * written, 1 the file could not be written, 2 an input it cannot use (nothing is written then).
- *
- * <p>A drill's scorecard (issue #37) is not an input yet: the drill command that writes one does
- * not exist, and its format is not settled. It belongs in {@link Kind} and {@link #recognise} when
- * it comes.
+ * A drill's scorecard ({@code drill --report-json}) is an input too: its verdicts as a scorecard
+ * panel, its scenarios' journals as the timeline.
  */
 @Command(name = "report",
         mixinStandardHelpOptions = true,
         description = {"Write one self-contained HTML file (the live page's timeline, rules, verdicts and rates; "
                 + "scripts, styles and data inline, nothing fetched) from what a run left: an event log (--events), "
-                + "a journal dump (journal --json, GET /journal), cassettes (--record) and a check report "
-                + "(--check-report), any of them, recognised by their content (see docs/ui.md).",
-            "The timeline is the journal's, or else the cassettes' messages, or else the event log's faults. "
+                + "a journal dump (journal --json, GET /journal), cassettes (--record), a check report "
+                + "(--check-report) and a drill's scorecard (drill --report-json), any of them, recognised by their "
+                + "content (see docs/ui.md).",
+            "The timeline is the journal's, or else the cassettes' messages, or else the drill's scenarios' "
+                    + "journals, or else the event log's faults. "
                     + "It opens from disk in a browser with no network."},
         footer = {"", "Examples:",
             "  mcp-chaos report events.ndjson",
             "  mcp-chaos report --out run.html journal.json events.ndjson check.json",
             "  mcp-chaos report --out replay.html cassettes/*.ndjson events.ndjson",
+            "  mcp-chaos report --out drill.html scorecard.json",
             "", "Exit codes: 0 written, 1 the file cannot be written, 2 an input it cannot use (nothing written)."})
 final class ReportCommand implements Callable<Integer> {
 
@@ -64,12 +66,13 @@ final class ReportCommand implements Callable<Integer> {
     String title;
 
     @Parameters(paramLabel = "INPUT", arity = "1..*",
-            description = "Event logs, a journal dump, cassettes, a check report, in any order.")
+            description = "Event logs, a journal dump, cassettes, a check report, a drill's scorecard, in any order.")
     List<Path> inputs;
 
     /** What an input is. */
     enum Kind {
-        EVENT_LOG("event log"), JOURNAL("journal"), CASSETTE("cassette"), CHECK_REPORT("check report");
+        EVENT_LOG("event log"), JOURNAL("journal"), CASSETTE("cassette"), CHECK_REPORT("check report"),
+        DRILL("drill scorecard");
 
         final String label;
 
@@ -85,6 +88,7 @@ final class ReportCommand implements Callable<Integer> {
         List<Path> seen = new ArrayList<>();
         Path journal = null;
         Path check = null;
+        Path drill = null;
         int events = 0;
         int cassettes = 0;
         for (Path input : inputs) {
@@ -97,7 +101,8 @@ final class ReportCommand implements Callable<Integer> {
             }
             Kind kind = recognise(text);
             if (kind == null) {
-                err.println("mcp-chaos: " + input + ": not an event log, journal, cassette or check report (first line: "
+                err.println("mcp-chaos: " + input + ": not an event log, journal, cassette, check report or drill "
+                        + "scorecard (first line: "
                         + firstLine(text) + ")");
                 return OptionValueException.EXIT_CODE;
             }
@@ -121,6 +126,13 @@ final class ReportCommand implements Callable<Integer> {
                         check = input;
                         report.check(text);
                     }
+                    case DRILL -> {
+                        if (drill != null) {
+                            return twice(err, kind, drill, input);
+                        }
+                        drill = input;
+                        report.drill(text);
+                    }
                     case CASSETTE -> {
                         report.cassette(Cassette.read(new StringReader(text), input.toString()));
                         cassettes++;
@@ -141,7 +153,8 @@ final class ReportCommand implements Callable<Integer> {
             return 1;
         }
         err.println("mcp-chaos: report written to " + out + " (" + (journal != null ? "journal " + journal.getFileName()
-                : cassettes > 0 ? cassettes + (cassettes == 1 ? " cassette" : " cassettes") : "no journal or cassette")
+                : cassettes > 0 ? cassettes + (cassettes == 1 ? " cassette" : " cassettes")
+                : drill != null ? "drill scorecard " + drill.getFileName() : "no journal or cassette")
                 + ", " + events + (events == 1 ? " event log" : " event logs") + ", "
                 + (check != null ? "check report " + check.getFileName() : "no check report") + ")");
         return 0;
@@ -165,7 +178,8 @@ final class ReportCommand implements Callable<Integer> {
      * first line is its header ({@code "format":"mcp-chaos-cassette"}), an event log's lines are
      * objects with an {@code event}; a journal is an object with an {@code entries} array (as
      * {@code GET /journal} and {@code journal --json} give it), a check report one with a
-     * {@code checks} array (as {@code --check-report} writes it).
+     * {@code checks} array (as {@code --check-report} writes it), a drill's scorecard one with
+     * {@code "format": "mcp-chaos-drill"} (as {@code drill --report-json} writes it).
      */
     static Kind recognise(String text) {
         String first = text.lines().filter(line -> !line.isBlank()).findFirst().orElse(null);
@@ -184,6 +198,9 @@ final class ReportCommand implements Callable<Integer> {
         JsonNode whole = line != null && text.strip().equals(first.strip()) ? line : object(text);
         if (whole == null) {
             return null;
+        }
+        if (Scorecard.FORMAT.equals(whole.path("format").asText())) {
+            return Kind.DRILL;
         }
         if (whole.path("entries").isArray()) {
             return Kind.JOURNAL;

@@ -1,7 +1,9 @@
 package dev.mcpchaos.server.cli;
 
+
 import dev.mcpchaos.core.config.Units;
 import dev.mcpchaos.rules.RuleFileException;
+import dev.mcpchaos.rules.journal.JournalJson;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.ProxyStartException;
 import dev.mcpchaos.server.live.LiveConsole;
@@ -11,10 +13,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 import sun.misc.Signal;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,6 +61,11 @@ final class StdioCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
+
+    @Option(names = "--journal-dump", paramLabel = "FILE",
+            description = "When the server has exited, write the journal here, whole, as GET /journal serves it (see "
+                    + "docs/journal.md): what mcp-chaos drill reads back over stdio. Needs the journal on (--journal N).")
+    Path journalDump;
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")
     Path directory;
@@ -156,8 +166,28 @@ final class StdioCommand implements Callable<Integer> {
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
             code = chaos.checks.finish(System.err, code, proxy); // after the close: the referee has seen everything
+            if (journalDump != null) {
+                dumpJournal(proxy, journalDump);
+            }
         }
         return code;
+    }
+
+    /**
+     * Writes the journal to {@code file} whole: to a file beside it, then renamed into place, so
+     * that a reader waiting for the file (the drill) never reads half of it.
+     */
+    static void dumpJournal(McpChaosProxy.Running proxy, Path file) {
+        try {
+            String json = JournalJson.write(proxy.journal().snapshot());
+            Path partial = file.resolveSibling(file.getFileName() + ".partial");
+            Files.writeString(partial, json, StandardCharsets.UTF_8);
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IllegalStateException journalOff) {
+            System.err.println("mcp-chaos: --journal-dump: the journal is off (expected: --journal N with it)");
+        } catch (IOException e) {
+            System.err.println("mcp-chaos: --journal-dump: '" + file + "' cannot be written: " + e.getMessage());
+        }
     }
 
     /**

@@ -36,7 +36,9 @@ class DrillCommandTest {
                 assertThat(head).as(s.name()).contains("not built yet").doesNotContain("runnable");
             }
         }
-        assertThat(listing).contains("not built yet: stdio runs, 2026-07-28 era runs");
+        assertThat(listing).contains("not built yet: 2026-07-28 era runs")
+                .contains("out-of-order  [MUST, runnable over stdio in the 2025 era]")
+                .contains("answer-lost  [SHOULD, runnable over http, stdio in the 2025 era]");
     }
 
     @Test
@@ -81,5 +83,47 @@ class DrillCommandTest {
         assertThat(err.toString()).contains("CLIENT_COMMAND: missing");
         assertThat(run("drill", "--timeout", "soon", "--", "true")).isEqualTo(2);
         assertThat(err.toString()).contains("--timeout: duration: 'soon'");
+    }
+
+    @Test
+    void htmlWritesTheScorecardAndTheReportCommandTakesItsJsonForTheSamePage(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("card.json");
+        Path html = dir.resolve("drill.html");
+        int code = run("drill", "--scenario", "answer-lost", "--scenario", "sse-resume", "--timeout", "10s",
+                "--report-json", json.toString(), "--html", html.toString(), "--", "sh", "-c", "exit 0");
+        assertThat(code).as(err.toString()).isZero();
+        JsonNode written = data(html);
+        assertThat(written.path("title").asText()).isEqualTo("drill of sh -c exit 0");
+        JsonNode card = written.path("drill");
+        assertThat(card.path("format").asText()).isEqualTo("mcp-chaos-drill");
+        assertThat(card.path("scenarios")).hasSize(2);
+        assertThat(card.path("scenarios").get(0).path("outcome").asText()).isEqualTo("not_exercised");
+        assertThat(card.path("scenarios").get(1).path("outcome").asText()).isEqualTo("not_built");
+        assertThat(written.path("journal").path("entries").isArray()).isTrue();
+
+        JsonNode scorecard = new ObjectMapper().readTree(json.toFile());
+        assertThat(scorecard.path("scenarios").get(0).has("journal")).as("the scenario that ran").isTrue();
+        assertThat(scorecard.path("scenarios").get(1).has("journal")).as("the one not built").isFalse();
+        assertThat(ReportCommand.recognise(Files.readString(json))).isEqualTo(ReportCommand.Kind.DRILL);
+        Path fromJson = dir.resolve("from-json.html");
+        assertThat(run("report", "--out", fromJson.toString(), "--title", "drill of sh -c exit 0", json.toString()))
+                .as(err.toString()).isZero();
+        assertThat(err.toString()).contains("report written to " + fromJson + " (drill scorecard card.json");
+        JsonNode reported = data(fromJson);
+        assertThat(reported.path("drill")).isEqualTo(card);
+        assertThat(reported.path("journal")).isEqualTo(written.path("journal"));
+
+        assertThat(run("report", "--out", dir.resolve("twice.html").toString(), json.toString(), json.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("a second drill scorecard");
+    }
+
+    /** The data a report file holds, as the page reads it. */
+    private static JsonNode data(Path html) throws Exception {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "<script id=\"mcp-chaos-data\" type=\"application/json\">(.*?)</script>",
+                java.util.regex.Pattern.DOTALL).matcher(Files.readString(html));
+        assertThat(m.find()).as("the data block of " + html).isTrue();
+        return new ObjectMapper().readTree(m.group(1));
     }
 }

@@ -191,16 +191,16 @@ class ReportCommandTest {
         Path out = dir.resolve("refused.html");
         Run refused = report("--out", out.toString(), session.events().toString(), banner.toString());
         assertThat(refused.code()).isEqualTo(2);
-        assertThat(refused.err()).contains("mcp-chaos: " + banner + ": not an event log, journal, cassette or check "
-                + "report (first line: Server listening on stdio)");
+        assertThat(refused.err()).contains("mcp-chaos: " + banner + ": not an event log, journal, cassette, check "
+                + "report or drill scorecard (first line: Server listening on stdio)");
         assertThat(out).doesNotExist();
 
         Path empty = dir.resolve("empty.ndjson");
         Files.writeString(empty, "");
         Run none = report("--out", out.toString(), empty.toString());
         assertThat(none.code()).isEqualTo(2);
-        assertThat(none.err()).contains(empty + ": not an event log, journal, cassette or check report (first line: "
-                + "none, the file is empty)");
+        assertThat(none.err()).contains(empty + ": not an event log, journal, cassette, check report or drill "
+                + "scorecard (first line: none, the file is empty)");
         assertThat(out).doesNotExist();
 
         // The twin: the same name holding the session's event log is read and written.

@@ -14,6 +14,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +104,73 @@ class ReportPageIT {
         assertThat(atTheEnd.path("checkInfo").asText()).doesNotContain("no referee report");
         assertThat(atTheEnd.path("consoleErrors")).isEmpty();
         atTheEnd.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+    }
+
+    /**
+     * A real drill ({@code test-peers/drill/client.mjs} with its reuse-id flaw: request-dropped
+     * fails, retry-after-503 passes, sse-resume is not built) with {@code --html}: the file opens
+     * offline and shows the scorecard's verdicts by count as the scorecard's JSON has them, each
+     * scenario's row, and the scenarios' sessions on the timeline; so does the report {@code
+     * mcp-chaos report} makes of the scorecard's JSON. Screenshot 10-drill-report.
+     */
+    @Test
+    void aDrillsReportOpensOfflineAndShowsTheScorecardsVerdictsByCount() throws Exception {
+        Path chromium = DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
+        requireInstalled(TestPeers.testPeersDir().resolve("node_modules/playwright-core/package.json"),
+                "playwright-core is not installed in test-peers (run: cd " + TestPeers.testPeersDir()
+                        + " && npm ci --no-audit --no-fund)");
+        Path screenshots = Path.of("target", "ui-screenshots").toAbsolutePath();
+        Files.createDirectories(screenshots);
+        Path html = screenshots.resolve("drill-report.html");
+        Path json = dir.resolve("drill.json");
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "drill",
+                "--scenario", "request-dropped", "--scenario", "retry-after-503", "--scenario", "sse-resume",
+                "--timeout", "10s", "--seed", "42", "--html", html.toString(), "--report-json", json.toString(), "--",
+                TestPeers.node().toString(), TestPeers.testPeersDir().resolve("drill/client.mjs").toString(),
+                "--flaw", "reuse-id");
+        assertThat(code).as("a MUST scenario failed\n" + err).isEqualTo(1);
+        JsonNode card = JSON.readTree(json.toFile());
+        Map<String, Long> byOutcome = new TreeMap<>();
+        card.path("scenarios").forEach(s -> byOutcome.merge(s.path("outcome").asText(), 1L, Long::sum));
+        assertThat(byOutcome).as(err.toString()).containsExactly(Map.entry("fail", 1L), Map.entry("not_built", 1L),
+                Map.entry("pass", 1L));
+
+        for (Path report : List.of(html, screenshots.resolve("drill-report-command.html"))) {
+            if (!report.equals(html)) {
+                assertThat(Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report",
+                        "--out", report.toString(), json.toString())).as(err.toString()).isZero();
+            }
+            JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", report.toString(), "SCREENSHOTS",
+                    screenshots.toString(), "SHOT", report.equals(html) ? "10-drill-report" : "11-drill-report-command",
+                    "CHROMIUM", chromium.toString()));
+            Files.writeString(screenshots.resolve(report.getFileName() + ".json"), opened.toPrettyString());
+            Map<String, Long> shown = new TreeMap<>();
+            opened.path("scorecard").fields().forEachRemaining(f -> {
+                if (f.getValue().asLong() > 0) {
+                    shown.put(f.getKey(), f.getValue().asLong());
+                }
+            });
+            assertThat(shown).as(report + ": the scorecard's verdicts by count").isEqualTo(byOutcome);
+            assertThat(opened.path("scorecardRows").toString()).isEqualTo("[{\"scenario\":\"request-dropped\","
+                    + "\"outcome\":\"fail\",\"shown\":\"fail\"},{\"scenario\":\"retry-after-503\",\"outcome\":"
+                    + "\"pass\",\"shown\":\"pass\"},{\"scenario\":\"sse-resume\",\"outcome\":\"not_built\","
+                    + "\"shown\":\"not built\"}]");
+            long messages = 0;
+            for (JsonNode s : card.path("scenarios")) {
+                messages += s.path("journal").path("entries").size();
+            }
+            long inSessions = 0;
+            for (JsonNode s : opened.path("sessionsShown")) {
+                assertThat(s.path("session").asText()).matches("(request-dropped|retry-after-503): .+");
+                inSessions += s.path("messages").asLong();
+            }
+            assertThat(inSessions).as("every scenario's messages, by session").isEqualTo(messages).isPositive();
+            assertThat(opened.path("summary").asText()).contains("drill of 3 scenarios");
+            assertThat(opened.path("steering").asInt()).isZero();
+            assertThat(opened.path("consoleErrors")).isEmpty();
+            opened.path("requests").forEach(r -> assertThat(r.asText()).matches("(file|data):.*"));
+        }
     }
 
     /** The faults on the timeline's rows, by rule. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.server.cli.Main;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
@@ -43,15 +44,33 @@ class DrillIT {
 
     private final StringWriter err = new StringWriter();
 
+    /** Every scenario the runner runs over stdio by default. */
+    private static final List<String> RUNNABLE_OVER_STDIO = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Drill.ERA)).map(Scenario::name).toList();
+
     /** Runs the drill client with {@code flaw} through the command line; the verdicts by scenario. */
     private Map<String, String> drill(String flaw, String seed) throws Exception {
+        return drill(flaw, seed, "http", List.of());
+    }
+
+    /**
+     * Runs the drill client with {@code flaw} over {@code transport} through the command line, on
+     * {@code scenarios} (none: every one the runner has); the verdicts by scenario.
+     */
+    private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios)
+            throws Exception {
         Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
         List<String> args = new ArrayList<>(List.of("drill", "--timeout", "10s", "--seed", seed,
-                "--report-json", json.toString(), "--", TestPeers.node().toString(),
+                "--transport", transport, "--report-json", json.toString()));
+        scenarios.forEach(name -> args.addAll(List.of("--scenario", name)));
+        args.addAll(List.of("--", TestPeers.node().toString(),
                 TestPeers.testPeersDir().resolve("drill").resolve("client.mjs").toString()));
         if (!flaw.equals("none")) {
             args.add("--flaw");
             args.add(flaw);
+        }
+        if (transport.equals("stdio")) {
+            args.add("--stdio");
         }
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
                 args.toArray(String[]::new));
@@ -95,6 +114,47 @@ class DrillIT {
             }
         });
         assertThat(failed).as("what the " + flaw + " twin failed\n" + err).isEqualTo(new TreeSet<>(expected));
+    }
+
+    /**
+     * Over stdio (the client spawns this build's stdio proxy in front of the demo server): the
+     * well-behaved client passes every scenario that applies, out-of-order and server-crash among
+     * them.
+     */
+    @Test
+    void overStdioTheWellBehavedClientPassesEveryScenarioThatApplies() throws Exception {
+        Map<String, String> verdicts = drill("none", "42", "stdio", List.of());
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE_OVER_STDIO)
+                .contains("out-of-order", "server-crash").doesNotContain("retry-after-503", "session-404");
+        assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
+                .isEqualTo("pass"));
+    }
+
+    /**
+     * Over stdio each twin fails exactly its set, on that set and a scenario next to its flaw that
+     * it passes (not all twelve: four twins over every stdio scenario take four minutes, two JVMs
+     * started per scenario). Retry-After is HTTP's: over stdio its twin has nothing to fail, and
+     * its scenario does not apply.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "naive-retrier; write-answer-dropped; error-vs-iserror",
+        "no-timeout; answer-lost malformed-event truncated-answer request-dropped; server-crash",
+        "reuse-id; request-dropped; answer-lost"})
+    void overStdioEachTwinFailsExactlyItsScenarios(String flaw, String fails, String passes) throws Exception {
+        List<String> scenarios = new ArrayList<>(List.of(fails.split(" ")));
+        scenarios.addAll(List.of(passes.split(" ")));
+        Map<String, String> verdicts = drill(flaw, "42", "stdio", scenarios);
+        Map<String, String> expected = new LinkedHashMap<>();
+        scenarios.forEach(name -> expected.put(name, List.of(fails.split(" ")).contains(name) ? "fail" : "pass"));
+        assertThat(verdicts).as("the " + flaw + " twin over stdio\n" + err).isEqualTo(expected);
+    }
+
+    @Test
+    void overStdioRetryAfterDoesNotApply() throws Exception {
+        assertThat(drill("ignore-retry-after", "42", "stdio", List.of("retry-after-503", "stream-closed")))
+                .as(err.toString()).containsExactly(Map.entry("retry-after-503", "not_applicable"),
+                        Map.entry("stream-closed", "not_applicable"));
     }
 
     @Test

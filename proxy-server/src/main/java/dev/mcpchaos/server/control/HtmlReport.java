@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.server.drill.Scorecard;
 import dev.mcpchaos.server.record.Cassette;
 import dev.mcpchaos.server.record.CassetteEntry;
 
@@ -41,7 +42,8 @@ import java.util.Set;
  *
  * Each input is optional; what is given is checked to be JSON of the expected shape. The timeline
  * comes from the journal or, without one, from {@linkplain #cassette cassettes} (their recorded
- * messages), or, without either, from the event log's faults.
+ * messages), or from a {@linkplain #drill drill's scorecard} (its scenarios' journals), or, without
+ * any, from the event log's faults.
  */
 public final class HtmlReport {
 
@@ -51,6 +53,7 @@ public final class HtmlReport {
     private JsonNode journal;
     private final ArrayNode events = JSON.createArrayNode();
     private JsonNode check;
+    private ObjectNode drill;
     private final List<Cassette> cassettes = new ArrayList<>();
     private Instant generated = Instant.now();
 
@@ -69,8 +72,8 @@ public final class HtmlReport {
      * @throws IllegalArgumentException when it is not such an object
      */
     public HtmlReport journal(String json) {
-        if (!cassettes.isEmpty()) {
-            throw new IllegalArgumentException(BOTH);
+        if (!cassettes.isEmpty() || drill != null) {
+            throw new IllegalArgumentException(drill != null ? DRILL_AND : BOTH);
         }
         JsonNode node = parse(json, "journal");
         if (!node.path("entries").isArray()) {
@@ -123,6 +126,42 @@ public final class HtmlReport {
     private static final String BOTH = "a journal and a cassette both give the timeline, every message of the run "
             + "(expected: one or the other; the event log and the check report go with either)";
 
+    /** Why a drill's scorecard goes with no journal or cassette: its scenarios' journals are the whole timeline. */
+    private static final String DRILL_AND = "a drill's scorecard gives the timeline (its scenarios' journals), and so "
+            + "does a journal or a cassette (expected: one of them; the event log and the check report go with any)";
+
+    /**
+     * A drill's scorecard, as {@code mcp-chaos drill --report-json} writes it ({@code Scorecard#toJson}):
+     * the page shows it as a scorecard panel (the verdicts by count, then each scenario's verdict,
+     * reason and evidence), and the scenarios' journals as one timeline, in the order they ran,
+     * each session named after its scenario ({@code answer-lost: 3f2a...}).
+     *
+     * @throws IllegalArgumentException when it is not such an object, or the report has a journal
+     *                                  or cassettes already
+     */
+    public HtmlReport drill(String json) {
+        if (journal != null || !cassettes.isEmpty()) {
+            throw new IllegalArgumentException(DRILL_AND);
+        }
+        JsonNode node = parse(json, "drill scorecard");
+        if (!Scorecard.FORMAT.equals(node.path("format").asText()) || !node.path("scenarios").isArray()) {
+            throw new IllegalArgumentException("drill scorecard: an object without \"format\": \"" + Scorecard.FORMAT
+                    + "\" and a scenarios array (expected: what drill --report-json writes)");
+        }
+        for (JsonNode scenario : node.path("scenarios")) {
+            if (!scenario.path("name").isTextual() || !scenario.path("outcome").isTextual()) {
+                throw new IllegalArgumentException("drill scorecard: a scenario without a name or an outcome: "
+                        + scenario);
+            }
+            if (scenario.has("journal") && !scenario.path("journal").path("entries").isArray()) {
+                throw new IllegalArgumentException("drill scorecard: scenario " + scenario.path("name").asText()
+                        + ": a journal without an entries array");
+            }
+        }
+        this.drill = (ObjectNode) node;
+        return this;
+    }
+
     /**
      * A recording ({@code --record}, see {@code docs/record-replay.md}) as the timeline: each
      * recorded message a row at its time ({@code recordedAt} plus its {@code t}), requests paired
@@ -136,8 +175,8 @@ public final class HtmlReport {
      */
     public HtmlReport cassette(Cassette cassette) {
         Objects.requireNonNull(cassette, "cassette");
-        if (journal != null) {
-            throw new IllegalArgumentException(BOTH);
+        if (journal != null || drill != null) {
+            throw new IllegalArgumentException(drill != null ? DRILL_AND : BOTH);
         }
         try {
             Instant.parse(cassette.header().recordedAt());
@@ -176,6 +215,11 @@ public final class HtmlReport {
             data.set("journal", journal);
         } else if (!cassettes.isEmpty()) {
             data.set("journal", journalOf(cassettes, events));
+        } else if (drill != null) {
+            data.set("journal", journalOf(drill));
+            ObjectNode card = drill.deepCopy();
+            card.withArray("scenarios").forEach(s -> ((ObjectNode) s).remove("journal"));
+            data.set("drill", card);
         }
         data.set("events", events);
         if (check != null) {
@@ -190,6 +234,43 @@ public final class HtmlReport {
                 .replace("<script src=\"app.js\" defer></script>\n", "")
                 .replace("</body>", "<script id=\"mcp-chaos-data\" type=\"application/json\">" + embedded
                         + "</script>\n<script>\n" + UiPages.text("app.js") + "</script>\n</body>");
+    }
+
+    /**
+     * A drill's scenarios' journals as one journal, in the order they ran: numbered from 1, times
+     * from the first scenario's first message (each proxy counts its own from its start), each
+     * session named {@code <scenario>: <session>} so that the sessions table and the timeline say
+     * which scenario a message belongs to.
+     */
+    private static ObjectNode journalOf(JsonNode drill) {
+        ObjectNode merged = JSON.createObjectNode();
+        ArrayNode entries = JSON.createArrayNode();
+        Instant t0 = null;
+        long offset = 0; // for entries without a time: the scenarios' own elapsed times, end to end
+        long seq = 0;
+        for (JsonNode scenario : drill.path("scenarios")) {
+            long last = 0;
+            for (JsonNode entry : scenario.path("journal").path("entries")) {
+                ObjectNode row = entry.deepCopy();
+                Instant at = instant(entry.path("time").asText());
+                long elapsed = entry.path("elapsed_ns").asLong();
+                if (t0 == null && at != null) {
+                    t0 = at.minusNanos(elapsed);
+                }
+                row.put("elapsed_ns", at != null && t0 != null ? Duration.between(t0, at).toNanos() : offset + elapsed);
+                last = Math.max(last, row.path("elapsed_ns").asLong());
+                row.put("seq", ++seq);
+                row.put("session", scenario.path("name").asText() + ": " + entry.path("session").asText());
+                row.put("scenario", scenario.path("name").asText());
+                entries.add(row);
+            }
+            offset = Math.max(offset, last);
+        }
+        merged.put("capacity", entries.size());
+        merged.put("evicted", 0);
+        merged.put("next", seq + 1);
+        merged.set("entries", entries);
+        return merged;
     }
 
     /** One recorded message, at its time. */

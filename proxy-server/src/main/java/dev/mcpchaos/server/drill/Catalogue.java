@@ -25,13 +25,13 @@ public final class Catalogue {
 
     private static final Set<TransportKind> BOTH = Set.of(TransportKind.HTTP, TransportKind.STDIO);
     private static final Set<TransportKind> HTTP = Set.of(TransportKind.HTTP);
+    private static final Set<TransportKind> STDIO = Set.of(TransportKind.STDIO);
     private static final Set<Era> ALL_ERAS = Set.of(Era.SESSIONS, Era.STATELESS);
     private static final Set<Era> SESSIONS = Set.of(Era.SESSIONS);
     private static final Set<Era> STATELESS = Set.of(Era.STATELESS);
 
     private static final String GOES_ON = "pass when, after the faulted message, a request of the client was "
             + "answered (the session went on)";
-    private static final String NO_STDIO = "the stdio transport: the runner drives HTTP only so far";
     private static final String NO_2026 = "the 2026-07-28 era: the demo server speaks the 2025 revisions only so far";
 
     private static final List<Scenario> ALL = build();
@@ -51,17 +51,14 @@ public final class Catalogue {
 
     /**
      * What of {@code scenario} this version cannot run, for the "not built yet" column: the
-     * whole scenario with its reason, or the transports and eras beyond the runner's reach (it
-     * drives HTTP in the 2025 era); empty when nothing is missing.
+     * whole scenario with its reason, or the eras beyond the runner's reach (it drives HTTP and
+     * stdio in the 2025 era); empty when nothing is missing.
      */
     public static String notBuiltYet(Scenario scenario) {
         if (!scenario.built()) {
             return scenario.notBuilt();
         }
         List<String> missing = new ArrayList<>();
-        if (scenario.transports().contains(TransportKind.STDIO)) {
-            missing.add("stdio runs");
-        }
         if (scenario.eras().contains(Era.STATELESS)) {
             missing.add("2026-07-28 era runs");
         }
@@ -83,7 +80,7 @@ public final class Catalogue {
     }
 
     /** The transports of {@code s}, as the docs name them: {@code http, stdio}. */
-    static String transports(Scenario s) {
+    public static String transports(Scenario s) {
         return s.transports().stream().map(t -> t.name().toLowerCase(java.util.Locale.ROOT)).sorted()
                 .reduce((a, b) -> a + ", " + b).orElse("");
     }
@@ -113,10 +110,13 @@ public final class Catalogue {
                 List.of(Rules.duplicate("duplicate-answer").onMethod("tools/call").onResponses().times(1)),
                 "takes the first answer, ignores the copy, goes on", "basic#responses", Level.MUST, GOES_ON,
                 Graders.goesOn(false)));
-        s.add(notBuilt("out-of-order", "answers come in another order than their requests",
-                "binds each answer to its request by id", "basic#responses", Level.MUST, BOTH, ALL_ERAS,
-                "needs two requests in flight on one stream: on HTTP each answer has its own exchange; "
-                        + "waits for stdio runs"));
+        // stdio only: on HTTP each answer has its own exchange, so no order can be swapped on one stream.
+        s.add(new Scenario("out-of-order", "two tools/calls of add in flight reach the server swapped, so their "
+                        + "answers come in the other order",
+                List.of(Rules.reorder("out-of-order", 2).onMethod("tools/call").onTool("add").onRequests()),
+                "binds each answer to its request by id", "basic#responses", Level.MUST, STDIO, ALL_ERAS,
+                GOES_ON + ", and the client exited 0 (the client checks each answer against its own request: "
+                        + "the journal cannot see which answer it took for which)", Graders.goesOn(true), null));
         s.add(built("malformed-event", "the answer to a tools/call is not valid JSON (unclosed bracket)",
                 List.of(Rules.corrupt("malformed-event", "unclosed_bracket").onMethod("tools/call").onResponses()
                         .times(1)),
@@ -143,19 +143,24 @@ public final class Catalogue {
                                 .times(1)),
                 "tells a protocol error from a tool's own failure, and goes on", "server/tools#error-handling",
                 Level.SHOULD, GOES_ON, Graders.goesOn(false)));
-        s.add(built("retry-after-503", "the first tools/call is answered 503 with Retry-After: 2",
+        s.add(new Scenario("retry-after-503", "the first tools/call is answered 503 with Retry-After: 2",
                 List.of(Rules.httpStatus("retry-after-503", 503).header("Retry-After", "2").onMethod("tools/call")
                         .onRequests().times(1)),
                 "waits at least as long as Retry-After says before trying again (or does not retry)",
                 "RFC 9110 section 10.2.3 (Retry-After); basic/transports#streamable-http", Level.SHOULD,
+                HTTP, ALL_ERAS,
                 "ClientVerification.honoredRetryAfter: the next tools/call came no sooner than Retry-After",
-                Graders.honorsRetryAfter()));
-        s.add(built("stream-closed", "the connection carrying the answer to a tools/call closes before it",
+                Graders.honorsRetryAfter(), null));
+        // HTTP only: on stdio the one connection is the whole session (server-crash is stdio's).
+        s.add(new Scenario("stream-closed", "the connection carrying the answer to a tools/call closes before it",
                 List.of(Rules.disconnect("stream-closed", "client").onMethod("tools/call").onResponses().times(1)),
                 "reports the call failed (or resumes it), and goes on", "basic/transports#streamable-http",
-                Level.SHOULD, GOES_ON, Graders.goesOn(false)));
-        s.add(notBuilt("server-crash", "the server process dies", "reports it; reconnects or stops cleanly",
-                "basic/lifecycle#shutdown", Level.SHOULD, Set.of(TransportKind.STDIO), ALL_ERAS, NO_STDIO));
+                Level.SHOULD, HTTP, ALL_ERAS, GOES_ON, Graders.goesOn(false), null));
+        s.add(new Scenario("server-crash", "the server process is killed (SIGKILL) at the first tools/call",
+                List.of(Rules.crash("server-crash", "KILL").onMethod("tools/call").onRequests().times(1)),
+                "reports it; reconnects or stops cleanly", "basic/lifecycle#shutdown", Level.SHOULD, STDIO, ALL_ERAS,
+                "pass when the client ended on its own after the crash (any exit code); fail when it had to be "
+                        + "stopped at the timeout", Graders.endsAfterServerCrash(), null));
         // blackhole, not drop: a dropped final SSE event ends the stream, which a client may resume
         // and get the answer after all; a blackholed one keeps the stream open without it.
         s.add(built("write-answer-dropped", "the answer to the first tools/call never comes, after the server did it",

@@ -1,6 +1,7 @@
 package dev.mcpchaos.server.drill;
 
 import dev.mcpchaos.core.transport.TransportKind;
+import dev.mcpchaos.rules.journal.JournalJson;
 import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
@@ -13,10 +14,16 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -36,13 +43,25 @@ import java.util.function.Consumer;
  * System.err.print(card.table());
  * }</pre>
  *
- * <p>This version drives the Streamable HTTP transport in the 2025 era (sessions); a scenario
- * that needs more is reported {@link Outcome#NOT_BUILT not built}, one for another transport or
- * era {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
+ * <p>Over stdio ({@link #stdio}) the client gets a server command appended instead of a URL, as
+ * a stdio client is configured: the CLI's own stdio proxy ({@code mcp-chaos stdio --rules ...
+ * --journal-dump FILE -- mcp-chaos demo-server}) in front of the demo server. The client spawns
+ * it; the proxy writes its journal to the dump file when the server has exited (the client
+ * closed its stdin, or the server crashed), and the drill grades from that file. A dump at exit,
+ * not the control API: the proxy lives exactly as long as the client keeps it, so the last
+ * messages of a run (those that decide "the session went on") would be lost between the
+ * last poll and the proxy's exit; the file has them all.
+ *
+ * <p>A client in this JVM ({@link #inProcess}, what {@code McpChaosDrill} of mcp-chaos-junit
+ * uses) is called with the proxy's MCP URL instead of being started, over HTTP.
+ *
+ * <p>This version drives the 2025 era (sessions); a scenario that needs more is reported
+ * {@link Outcome#NOT_BUILT not built}, one for another transport or era
+ * {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
  */
 public final class Drill {
 
-    /** The transport this version drives. */
+    /** The transport a drill drives unless told {@link #stdio}. */
     public static final TransportKind TRANSPORT = TransportKind.HTTP;
 
     /** The era this version drives. */
@@ -55,21 +74,48 @@ public final class Drill {
     private static final Duration SETTLE = Duration.ofMillis(200);
 
     private final List<String> command;
+    private final InProcessClient inProcess;
     private List<String> scenarios;
     private Duration timeout = Duration.ofSeconds(30);
     private long seed;
     private Consumer<String> clientOutput = line -> { };
+    private TransportKind transport = TRANSPORT;
+    private List<String> cli;
 
-    private Drill(List<String> command) {
+    private Drill(List<String> command, InProcessClient inProcess) {
         this.command = List.copyOf(command);
-        if (this.command.isEmpty()) {
+        this.inProcess = inProcess;
+        if (this.command.isEmpty() && inProcess == null) {
             throw new IllegalArgumentException("command: empty (expected: the client command)");
         }
     }
 
     /** A drill of the client started by {@code command} (the server's URL is appended). */
     public static Drill builder(List<String> command) {
-        return new Drill(Objects.requireNonNull(command, "command"));
+        return new Drill(Objects.requireNonNull(command, "command"), null);
+    }
+
+    /**
+     * A client in this JVM, such as a Java client under test: called once per scenario with the
+     * proxy's MCP URL, on a thread of its own. It does what the scenarios expect of a client
+     * (initialize, {@code tools/list}, {@code tools/call}s, each bounded by a timeout of its own)
+     * and returns; returning is exit code 0, throwing exit code 1, and outliving the drill's
+     * timeout is being stopped (the thread is interrupted, and left behind if it does not end).
+     */
+    @FunctionalInterface
+    public interface InProcessClient {
+        /**
+         * Runs the client once.
+         *
+         * @param scenario the scenario's name (what {@code MCP_CONFORMANCE_SCENARIO} carries for a command)
+         * @param mcpUrl the proxy's MCP URL, in front of the demo server
+         */
+        void run(String scenario, URI mcpUrl) throws Exception;
+    }
+
+    /** A drill of a client in this JVM (HTTP only: it has no command to append a server command to). */
+    public static Drill inProcess(InProcessClient client) {
+        return new Drill(List.of(), Objects.requireNonNull(client, "client"));
     }
 
     /**
@@ -110,10 +156,35 @@ public final class Drill {
         return this;
     }
 
+    /**
+     * Drives stdio: the client command gets a server command appended, {@code cli} followed by
+     * {@code stdio --rules FILE --seed N --journal 10000 --journal-dump FILE -- } and {@code cli}
+     * followed by {@code demo-server}.
+     *
+     * @param cli the command that runs this version's {@code mcp-chaos} (such as {@code java -cp
+     *            mcp-chaos.jar dev.mcpchaos.server.cli.Main})
+     */
+    public Drill stdio(List<String> cli) {
+        if (inProcess != null) {
+            throw new IllegalStateException("a client in this JVM is drilled over HTTP only");
+        }
+        this.cli = List.copyOf(cli);
+        if (this.cli.isEmpty()) {
+            throw new IllegalArgumentException("cli: empty (expected: the command that runs mcp-chaos)");
+        }
+        this.transport = TransportKind.STDIO;
+        return this;
+    }
+
+    /** The transport this drill drives: {@link TransportKind#HTTP} unless told {@link #stdio}. */
+    public TransportKind transport() {
+        return transport;
+    }
+
     /** The scenarios that would run, in order. */
     public List<Scenario> selected() {
         if (scenarios == null) {
-            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(TRANSPORT, ERA)).toList();
+            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(transport, ERA)).toList();
         }
         return scenarios.stream().map(n -> Catalogue.find(n).orElseThrow()).toList();
     }
@@ -121,33 +192,41 @@ public final class Drill {
     /** Runs the client once per scenario and grades each run. */
     public Scorecard run() {
         List<Verdict> verdicts = new ArrayList<>();
+        Map<String, String> journals = new LinkedHashMap<>();
         for (Scenario scenario : selected()) {
-            verdicts.add(run(scenario));
+            verdicts.add(run(scenario, journals));
         }
-        return new Scorecard(seed, verdicts);
+        return new Scorecard(seed, verdicts, journals);
     }
 
-    private Verdict run(Scenario scenario) {
+    /**
+     * Runs the client on one scenario and grades it: a scorecard of one verdict (with its
+     * journal), for a caller that reports scenario by scenario, such as one dynamic test each.
+     *
+     * @throws IllegalArgumentException for a name the catalogue does not have
+     */
+    public Scorecard run(String scenario) {
+        Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
+                + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
+        Map<String, String> journals = new LinkedHashMap<>();
+        Verdict verdict = run(s, journals);
+        return new Scorecard(seed, List.of(verdict), journals);
+    }
+
+    /** Runs one scenario and grades it; puts its journal (JSON) in {@code journals} when it ran. */
+    private Verdict run(Scenario scenario, Map<String, String> journals) {
         if (!scenario.built()) {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_BUILT,
                     "not built yet: " + scenario.notBuilt(), List.of(), null, Duration.ZERO);
         }
-        if (!scenario.appliesTo(TRANSPORT, ERA)) {
+        if (!scenario.appliesTo(transport, ERA)) {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_APPLICABLE, "it applies to "
                     + Catalogue.transports(scenario) + " in the " + Catalogue.eras(scenario) + " era; this run is "
-                    + "http in the " + ERA.label() + " era", List.of(), null, Duration.ZERO);
+                    + transport.name().toLowerCase(Locale.ROOT) + " in the " + ERA.label() + " era", List.of(), null,
+                    Duration.ZERO);
         }
-        long started = System.nanoTime();
-        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
-                     .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
-            Integer exit = runClient(scenario, proxy.mcpUrl().toString());
-            Duration took = Duration.ofNanos(System.nanoTime() - started);
-            Thread.sleep(SETTLE.toMillis());
-            JournalSnapshot journal = proxy.journal().snapshot();
-            Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
-            return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
-                    finding.evidence(), exit, took);
+        try {
+            return transport == TransportKind.STDIO ? runStdio(scenario, journals) : runHttp(scenario, journals);
         } catch (IOException e) {
             throw new UncheckedIOException("scenario " + scenario.name() + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -156,10 +235,127 @@ public final class Drill {
         }
     }
 
-    /** Runs the client; its exit code, or null when it outlived the timeout and was stopped. */
-    private Integer runClient(Scenario scenario, String url) throws IOException, InterruptedException {
+    /** One scenario over HTTP: the demo server and the proxy in this JVM, the journal from the proxy. */
+    private Verdict runHttp(Scenario scenario, Map<String, String> journals)
+            throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
+                     .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
+            Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            Thread.sleep(SETTLE.toMillis());
+            JournalSnapshot journal = proxy.journal().snapshot();
+            return graded(scenario, journal, JournalJson.write(journal), exit, took, journals);
+        }
+    }
+
+    /** The grader's verdict on a run; the run's journal (JSON) goes in {@code journals}. */
+    private static Verdict graded(Scenario scenario, JournalSnapshot journal, String json, Integer exit,
+                                  Duration took, Map<String, String> journals) {
+        journals.put(scenario.name(), json);
+        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
+        return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
+                finding.evidence(), exit, took);
+    }
+
+    /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
+    private Integer runInProcess(Scenario scenario, URI url) throws InterruptedException {
+        Integer[] exit = {null};
+        Thread thread = new Thread(() -> {
+            try {
+                inProcess.run(scenario.name(), url);
+                exit[0] = 0;
+            } catch (Exception | AssertionError e) {
+                clientOutput.accept("[" + scenario.name() + "] " + e);
+                exit[0] = 1;
+            }
+        }, "drill-client-" + scenario.name());
+        thread.setDaemon(true);
+        thread.start();
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(1000);
+            return null;
+        }
+        return exit[0];
+    }
+
+    /** How long the drill waits for the stdio proxy's journal dump after the client ended. */
+    private static final Duration DUMP_WAIT = Duration.ofSeconds(20);
+
+    /** One scenario over stdio: the proxy and the demo server started by the client, the journal from the dump. */
+    private Verdict runStdio(Scenario scenario, Map<String, String> journals)
+            throws IOException, InterruptedException {
+        Path work = null;
+        try {
+            work = Files.createTempDirectory("mcp-chaos-drill-");
+            Path rules = work.resolve("rules.json");
+            Path dump = work.resolve("journal.json");
+            // A rule file in JSON, which is YAML: each rule as RuleDraft writes it.
+            Files.writeString(rules, "{\"rules\": [" + String.join(",", scenario.rules().stream()
+                    .map(r -> r.toJson()).toList()) + "]}\n", StandardCharsets.UTF_8);
+            List<String> server = new ArrayList<>(cli);
+            server.addAll(List.of("stdio", "--no-watch", "--rules", rules.toString(), "--seed", Long.toString(seed),
+                    "--journal", "10000", "--journal-dump", dump.toString(), "--"));
+            server.addAll(cli);
+            server.add("demo-server");
+            long started = System.nanoTime();
+            Integer exit = runClient(scenario, server, dump);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            String json = awaitDump(dump);
+            if (json == null) {
+                // Graded as a run the journal saw nothing of: not exercised, never pass.
+                json = "{\"capacity\":10000,\"evicted\":0,\"next\":1,\"entries\":[]}";
+                clientOutput.accept("[" + scenario.name() + "] mcp-chaos drill: no journal dump from the stdio proxy "
+                        + "within " + DUMP_WAIT.toSeconds() + " s (did the client start the server command?)");
+            }
+            return graded(scenario, JournalJson.read(json), json, exit, took, journals);
+        } finally {
+            deleteQuietly(work);
+        }
+    }
+
+    /** The dump's text once the proxy has written it (it renames it into place whole), or null after {@link #DUMP_WAIT}. */
+    private static String awaitDump(Path dump) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
+        while (!Files.exists(dump)) {
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            Thread.sleep(50);
+        }
+        return Files.readString(dump, StandardCharsets.UTF_8);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // A temporary directory left behind is no reason to fail the drill.
+        }
+    }
+
+    /**
+     * Runs the client with {@code appended} as its last arguments; its exit code, or null when it
+     * outlived the timeout and was stopped. With a {@code dump} (stdio), a stopped client is
+     * killed alone first, so that the proxy it started sees the end of its input and writes the
+     * dump; what is left of its processes is killed once the dump is there (or not coming).
+     */
+    private Integer runClient(Scenario scenario, List<String> appended, Path dump)
+            throws IOException, InterruptedException {
+        if (inProcess != null) {
+            return runInProcess(scenario, URI.create(appended.get(0)));
+        }
         List<String> argv = new ArrayList<>(command);
-        argv.add(url);
+        argv.addAll(appended);
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().put(SCENARIO_VARIABLE, scenario.name());
         Process process = pb.start();
@@ -180,7 +376,17 @@ public final class Drill {
             pump.join(1000);
             return process.exitValue();
         }
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> descendants = process.descendants().toList();
+        if (dump != null) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
+            while (!Files.exists(dump) && System.nanoTime() < deadline
+                    && descendants.stream().anyMatch(ProcessHandle::isAlive)) {
+                Thread.sleep(50);
+            }
+        }
+        descendants.forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
         return null;

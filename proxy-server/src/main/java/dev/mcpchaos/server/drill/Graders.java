@@ -66,6 +66,28 @@ final class Graders {
     }
 
     /**
+     * The server died under the client (stdio): the client notices and ends on its own (reports it
+     * and stops, or starts the server again and goes on), within the drill's timeout. A client
+     * that has to be stopped at the timeout hangs on a dead server: fail. Its exit code is not
+     * judged: reporting the crash by a non-zero exit is stopping cleanly.
+     */
+    static Grader endsAfterServerCrash() {
+        return run -> {
+            List<JournalEntry> hit = hits(run, e -> true);
+            if (hit.isEmpty()) {
+                return notExercised(run);
+            }
+            JournalEntry first = hit.get(0);
+            if (run.clientExit() == null) {
+                return new Grader.Finding(Outcome.FAIL, "the server was killed at #" + first.sequence()
+                        + " and the client hung on: it " + exit(run), lines(first));
+            }
+            return new Grader.Finding(Outcome.PASS, "the server was killed at #" + first.sequence()
+                    + " and the client noticed and ended on its own: it " + exit(run), lines(first));
+        };
+    }
+
+    /**
      * No blind resend: the answer to a {@code tools/call} was lost after the server received it,
      * and the client did not send the same call again (nor any duplicate write).
      */

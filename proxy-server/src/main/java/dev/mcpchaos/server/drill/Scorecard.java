@@ -4,22 +4,39 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * The drill's verdicts, one per scenario, as a table (stderr), JSON ({@code --report-json}) and
- * JUnit XML ({@code --junit}); {@link #exitCode()} is non-zero when a MUST scenario failed.
+ * JUnit XML ({@code --junit}); {@link #exitCode()} is non-zero when a MUST scenario failed. The
+ * JSON carries each scenario's journal too, so that {@code mcp-chaos report} can draw its timeline
+ * ({@code HtmlReport#drill}).
  *
  * @param seed the seed the scenarios' rules ran with
  * @param verdicts one per scenario, in the order they ran
+ * @param journals each scenario's journal as {@code GET /journal} serves it ({@code JournalJson.write}),
+ *                 by scenario name; a scenario that did not run has none
  */
-public record Scorecard(long seed, List<Verdict> verdicts) {
+public record Scorecard(long seed, List<Verdict> verdicts, Map<String, String> journals) {
 
     public Scorecard {
         verdicts = List.copyOf(Objects.requireNonNull(verdicts, "verdicts"));
+        journals = Collections.unmodifiableMap(new LinkedHashMap<>(
+                Objects.requireNonNull(journals, "journals")));
     }
+
+    /** A scorecard without journals. */
+    public Scorecard(long seed, List<Verdict> verdicts) {
+        this(seed, verdicts, Map.of());
+    }
+
+    /** The {@code format} of {@link #toJson()}: what {@code mcp-chaos report} recognises a scorecard by. */
+    public static final String FORMAT = "mcp-chaos-drill";
 
     /** 1 when a MUST scenario failed, else 0. */
     public int exitCode() {
@@ -58,10 +75,15 @@ public record Scorecard(long seed, List<Verdict> verdicts) {
         return sb.toString();
     }
 
-    /** The scorecard as JSON: {@code {"seed", "exit_code", "scenarios": [{"name", "level", "outcome", ...}]}}. */
+    /**
+     * The scorecard as JSON: {@code {"format": "mcp-chaos-drill", "seed", "exit_code", "scenarios":
+     * [{"name", "level", "outcome", "reason", "client_exit", "took_ms", "evidence", "journal"}]}},
+     * {@code journal} being the scenario's journal as {@code GET /journal} serves it.
+     */
     public String toJson() {
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode root = mapper.createObjectNode();
+        root.put("format", FORMAT);
         root.put("seed", seed);
         root.put("exit_code", exitCode());
         ArrayNode list = root.putArray("scenarios");
@@ -77,6 +99,14 @@ public record Scorecard(long seed, List<Verdict> verdicts) {
             o.put("took_ms", v.took().toMillis());
             ArrayNode evidence = o.putArray("evidence");
             v.evidence().forEach(evidence::add);
+            String journal = journals.get(v.scenario());
+            if (journal != null) {
+                try {
+                    o.set("journal", mapper.readTree(journal));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    throw new IllegalStateException("scenario " + v.scenario() + ": its journal is not JSON", e);
+                }
+            }
         }
         try {
             return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";

@@ -2,13 +2,20 @@ package dev.mcpchaos.server.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.server.drill.Level;
+import dev.mcpchaos.server.drill.Outcome;
+import dev.mcpchaos.server.drill.Scorecard;
+import dev.mcpchaos.server.drill.Verdict;
 import dev.mcpchaos.server.record.Cassette;
 import org.junit.jupiter.api.Test;
 
 import java.io.StringReader;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -172,5 +179,67 @@ class HtmlReportTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("event line 1: no \"event\"");
         assertThatThrownBy(() -> HtmlReport.builder("r").check("[]"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("check report: not a JSON object");
+    }
+
+    /** A drill of two scenarios, as {@code Scorecard#toJson} writes it, each with a journal of its own proxy's. */
+    private static String drillCard() {
+        Verdict lost = new Verdict("answer-lost", Level.MUST, Outcome.FAIL, "it never gave up",
+                List.of("#1 c->s request id 1 tools/call"), null, Duration.ofSeconds(10));
+        Verdict noise = new Verdict("noise", Level.SHOULD, Outcome.PASS, "it went on", List.of(), 0,
+                Duration.ofMillis(400));
+        Verdict stdio = new Verdict("server-crash", Level.MUST, Outcome.NOT_APPLICABLE, "stdio only", List.of(), null,
+                Duration.ZERO);
+        String second = JOURNAL.replace("06:00:00.00", "06:00:05.00").replace("\"stdio\"", "\"s2\"");
+        return new Scorecard(7, List.of(lost, noise, stdio), Map.of("answer-lost", JOURNAL, "noise", second))
+                .toJson();
+    }
+
+    @Test
+    void aDrillsScorecardIsAPanelAndItsScenariosJournalsOneTimelineInTheOrderTheyRan() throws Exception {
+        Matcher data = DATA.matcher(HtmlReport.builder("drill").drill(drillCard()).render());
+        assertThat(data.find()).isTrue();
+        JsonNode embedded = new ObjectMapper().readTree(data.group(1));
+        JsonNode card = embedded.path("drill");
+        assertThat(card.path("seed").asLong()).isEqualTo(7);
+        assertThat(card.path("scenarios")).hasSize(3);
+        assertThat(card.path("scenarios").get(0).path("outcome").asText()).isEqualTo("fail");
+        assertThat(card.path("scenarios").get(2).path("outcome").asText()).isEqualTo("not_applicable");
+        card.path("scenarios").forEach(s -> assertThat(s.has("journal")).as("journals go to the timeline").isFalse());
+
+        JsonNode entries = embedded.path("journal").path("entries");
+        assertThat(entries).hasSize(4);
+        List<String> sessions = new ArrayList<>();
+        List<Long> seqs = new ArrayList<>();
+        List<Long> elapsed = new ArrayList<>();
+        entries.forEach(e -> {
+            sessions.add(e.path("session").asText());
+            seqs.add(e.path("seq").asLong());
+            elapsed.add(e.path("elapsed_ns").asLong());
+        });
+        assertThat(sessions).containsExactly("answer-lost: stdio", "answer-lost: stdio", "noise: s2", "noise: s2");
+        assertThat(seqs).containsExactly(1L, 2L, 3L, 4L);
+        // From the first scenario's start (its first entry at 1 ms), by the wall clock: the second ran 5 s later.
+        assertThat(elapsed).containsExactly(1_000_000L, 2_000_000L, 5_001_000_000L, 5_002_000_000L);
+        assertThat(entries.get(0).path("faults").get(0).path("rule").asText()).isEqualTo("drop-x");
+    }
+
+    @Test
+    void aDrillsScorecardIsTheTimelineSoNoJournalOrCassetteGoesWithIt() throws Exception {
+        assertThatThrownBy(() -> HtmlReport.builder("r").journal(JOURNAL).drill(drillCard()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("a drill's scorecard gives the timeline");
+        assertThatThrownBy(() -> HtmlReport.builder("r").drill(drillCard()).journal(JOURNAL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("a drill's scorecard gives the timeline");
+        assertThatThrownBy(() -> HtmlReport.builder("r").drill(drillCard()).cassette(cassette("2026-12-07T06:00:01Z",
+                "sess-a", 0))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("a drill's scorecard gives the timeline");
+        assertThatThrownBy(() -> HtmlReport.builder("r").drill("{\"seed\":1,\"scenarios\":[]}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("drill scorecard: an object without \"format\": \"mcp-chaos-drill\"");
+        assertThatThrownBy(() -> HtmlReport.builder("r").drill("{\"format\":\"mcp-chaos-drill\",\"scenarios\":"
+                + "[{\"name\":\"x\",\"outcome\":\"pass\",\"journal\":{}}]}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("drill scorecard: scenario x: a journal without an entries array");
+        // With the event log and a check report it is a report.
+        assertThat(HtmlReport.builder("r").drill(drillCard()).events(List.of(FAULT)).render()).contains("answer-lost");
     }
 }

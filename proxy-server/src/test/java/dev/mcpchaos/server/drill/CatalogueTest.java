@@ -39,18 +39,26 @@ class CatalogueTest {
     }
 
     @Test
-    void builtScenariosAreOrdinaryRulesTheHttpProxyTakes() {
+    void builtScenariosAreOrdinaryRulesTheProxyOfEachOfTheirTransportsTakes() {
         for (Scenario s : Catalogue.all()) {
             if (!s.built()) {
                 continue;
             }
             RuleSet rules = s.ruleSet(7);
             assertThat(rules.seed()).hasValue(7);
-            rules.checkTransport(TransportKind.HTTP);
+            s.transports().forEach(rules::checkTransport);
             rules.rules().forEach(r -> assertThat(FaultRegistry.types()).as(s.name()).contains(r.fault().type()));
-            assertThat(s.appliesTo(Drill.TRANSPORT, Drill.ERA)).as(s.name() + " runs over HTTP in the 2025 era").isTrue();
+            assertThat(s.appliesTo(TransportKind.HTTP, Drill.ERA) || s.appliesTo(TransportKind.STDIO, Drill.ERA))
+                    .as(s.name() + " runs over HTTP or stdio in the 2025 era").isTrue();
         }
-        assertThat(Catalogue.all().stream().filter(Scenario::built).count()).isGreaterThanOrEqualTo(12);
+        assertThat(Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(TransportKind.HTTP, Drill.ERA))
+                .count()).as("over HTTP").isGreaterThanOrEqualTo(12);
+        assertThat(Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Drill.ERA))
+                .map(Scenario::name)).as("over stdio").contains("out-of-order", "server-crash").hasSize(12);
+        // A fault the stdio proxy alone has is not offered to HTTP, and an HTTP-only one not to stdio.
+        assertThatThrownBy(() -> Catalogue.find("server-crash").orElseThrow().ruleSet(7)
+                .checkTransport(TransportKind.HTTP)).hasMessageContaining("crash");
+        assertThat(Catalogue.find("retry-after-503").orElseThrow().transports()).containsExactly(TransportKind.HTTP);
     }
 
     @Test

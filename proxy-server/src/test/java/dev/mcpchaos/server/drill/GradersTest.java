@@ -117,4 +117,17 @@ class GradersTest {
                 .contains("<failure message=\"MUST: r &lt;&amp;&gt;\">#1 x</failure>");
         assertThat(card.toJson()).contains("\"exit_code\" : 1").contains("\"outcome\" : \"not_exercised\"");
     }
+
+    @Test
+    void theScorecardsJsonSaysWhatItIsAndCarriesEachScenariosJournal() throws Exception {
+        Verdict ran = new Verdict("a", Level.MUST, Outcome.PASS, "r", List.of(), 0, Duration.ZERO);
+        Verdict notRun = new Verdict("b", Level.MUST, Outcome.NOT_BUILT, "r", List.of(), null, Duration.ZERO);
+        String journal = "{\"capacity\":10,\"evicted\":0,\"next\":1,\"entries\":[]}";
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(new Scorecard(3, List.of(ran, notRun), java.util.Map.of("a", journal)).toJson());
+        assertThat(json.path("format").asText()).isEqualTo(Scorecard.FORMAT);
+        assertThat(json.path("scenarios").get(0).path("journal").path("capacity").asInt()).isEqualTo(10);
+        assertThat(json.path("scenarios").get(1).has("journal")).isFalse();
+        assertThat(new Scorecard(3, List.of(ran)).journals()).isEmpty();
+    }
 }

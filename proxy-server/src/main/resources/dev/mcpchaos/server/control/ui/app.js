@@ -660,11 +660,57 @@ function loadReport(data) {
     'the whole run, ' + (width / 1000) + ' s a point';
   if (data.check) takeCheck({ status: 200, ok: true, json: data.check });
   else $('check-info').textContent = 'no referee report in this file';
+  if (data.drill) showScorecard(data.drill);
   const faults = state.status.rules.reduce((n, r) => n + r.injected, 0);
   $('summary').textContent = 'report' + (data.title ? ': ' + data.title : '') + ' · ' + rows.length + ' messages · '
-    + faults + ' faults' + (data.generated ? ' · written ' + data.generated : '');
+    + faults + ' faults' + (data.drill ? ' · drill of ' + data.drill.scenarios.length + ' scenarios' : '')
+    + (data.generated ? ' · written ' + data.generated : '');
   $('follow').checked = false;
   render();
+}
+
+// A drill's scorecard (mcp-chaos drill --html, or its --report-json given to mcp-chaos report): the
+// verdicts by count, then a row per scenario with its reason and the journal lines that decided it.
+// Its sessions on the timeline are named "<scenario>: <session>".
+const OUTCOMES = ['pass', 'fail', 'not_applicable', 'not_exercised', 'not_built'];
+
+function showScorecard(card) {
+  const panel = el('section', 'panel wide');
+  panel.id = 'scorecard';
+  const head = el('div', 'panel-head');
+  const mustFailed = card.scenarios.filter((s) => s.outcome === 'fail' && s.level === 'MUST').length;
+  head.append(el('h2', null, 'Drill scorecard'), el('span', 'muted', 'seed ' + card.seed + (card.transport
+    ? ' · ' + card.transport : '') + ' · exit code ' + card.exit_code + (mustFailed ? ' (a MUST scenario failed)' : '')));
+  const totals = el('div', 'totals');
+  totals.id = 'scorecard-totals';
+  for (const outcome of OUTCOMES) {
+    const n = card.scenarios.filter((s) => s.outcome === outcome).length;
+    const span = stat(outcome.replace('_', ' '), n, outcome === 'fail' && n ? 'bad' : '');
+    span.dataset.outcome = outcome;
+    totals.append(span);
+  }
+  const table = el('table', 'grid');
+  const header = el('tr');
+  for (const h of ['scenario', 'level', 'verdict', 'took', 'why']) header.append(el('th', null, h));
+  table.append(el('thead'), el('tbody'));
+  table.tHead.append(header);
+  for (const s of card.scenarios) {
+    const tr = el('tr');
+    tr.dataset.scenario = s.name;
+    tr.dataset.outcome = s.outcome;
+    const why = el('td', null, s.reason);
+    if (s.evidence && s.evidence.length) {
+      const details = el('details');
+      details.append(el('summary', 'muted', 'the journal'), el('pre', null, s.evidence.join('\n')));
+      why.append(details);
+    }
+    tr.append(el('td', 'mono', s.name), el('td', null, s.level),
+      el('td', s.outcome === 'fail' ? 'sev-error' : s.outcome === 'pass' ? 'ok' : 'muted', s.outcome.replace('_', ' ')),
+      el('td', 'num', ((s.took_ms || 0) / 1000).toFixed(1) + ' s'), why);
+    table.tBodies[0].append(tr);
+  }
+  panel.append(head, totals, table);
+  document.querySelector('main').prepend(panel);
 }
 
 // ---- start -------------------------------------------------------------------------------------
