@@ -10,6 +10,10 @@ const POLL_MS = 250;
 const CHECK_EVERY = 8;            // polls between two GET /check (the report walks the journal)
 const MAX_ROWS = 20000;
 const MAX_PENDING = 10000;
+// A journal entry is added when its message arrives and changed as rules act on it and when it
+// leaves: an entry read before that is read again until it is delivered, within these bounds.
+const REREAD_MAX_ENTRIES = 2000;
+const REREAD_MAX_MS = 30000;
 const MAX_SESSIONS = 500;
 const MAX_EVENTS_SHOWN = 200;
 const ROW_H = 24;
@@ -53,6 +57,7 @@ const state = {
   rowsDropped: 0,           // rows let go to stay under MAX_ROWS
   view: null,               // indices into rows when "only acted on" is on, else null
   pending: new Map(),       // "session|dir|id" -> request row waiting for its answer
+  unsettled: new Map(),     // seq -> row of a journal entry not yet delivered (read again each poll)
   sessions: new Map(),      // session -> {c2s, s2c, acted, answered, latencySum, last}
   journalSince: 0, journalOn: null, journalEvicted: 0,
   eventsSince: 0, eventsMissed: 0,
@@ -113,7 +118,7 @@ async function poll() {
     const [status, events, journal] = await Promise.all([
       api('GET', 'status'),
       api('GET', 'events?since=' + state.eventsSince + '&limit=1000'),
-      state.journalOn === false ? null : api('GET', 'journal?since=' + state.journalSince),
+      state.journalOn === false ? null : api('GET', 'journal?since=' + journalFrom()),
     ]);
     if (journal) takeJournal(journal);
     if (events.ok) takeEvents(events.json);
@@ -148,12 +153,52 @@ function takeJournal(res) {
   if (!res.ok) return;
   state.journalOn = true;
   const j = res.json;
-  const entries = j.entries || [];
+  const entries = (j.entries || []).filter((e) => {
+    if (e.seq > state.journalSince) return true;
+    const row = state.unsettled.get(e.seq);
+    if (row) updateMessage(row, e);   // read again: the rules acted on it, or it left, since
+    return false;
+  });
   if (entries.length && entries[0].seq > state.journalSince + 1 && state.journalSince > 0) {
     state.journalEvicted += entries[0].seq - state.journalSince - 1;   // left the ring before we read them
   }
   for (const e of entries) addMessage(e);
   if (entries.length) state.journalSince = entries[entries.length - 1].seq;
+  settleOld();
+}
+
+/** Where the next read of the journal starts: at the oldest entry still to be read again. */
+function journalFrom() {
+  let from = state.journalSince;
+  for (const seq of state.unsettled.keys()) { from = Math.min(from, seq - 1); break; }   // oldest first
+  return Math.max(from, state.journalSince - REREAD_MAX_ENTRIES, 0);
+}
+
+/** Stops reading again what is too old to change any more (a dropped message is never delivered). */
+function settleOld() {
+  const newest = state.rows.length ? state.rows[state.rows.length - 1].t : 0;
+  for (const [seq, row] of state.unsettled) {
+    if (seq > state.journalSince - REREAD_MAX_ENTRIES && newest - row.t < REREAD_MAX_MS) break;
+    state.unsettled.delete(seq);
+  }
+}
+
+/** A journal entry read again: the faults added to it since, and whether it has left. */
+function updateMessage(row, e) {
+  const faults = e.faults || [];
+  if (faults.length > row.faults.length) {
+    if (!row.faults.length) session(row.session, row.t).acted++;
+    const added = faults.slice(row.faults.length);
+    row.faults = faults;
+    let at = state.rows.lastIndexOf(row);
+    for (const f of added) {
+      const copy = madeRow(row, f);
+      if (copy && at >= 0) state.rows.splice(++at, 0, copy);
+    }
+    if (state.view) rebuildView();
+  }
+  row.delivered = e.delivered;
+  if (e.delivered) state.unsettled.delete(row.seq);
 }
 
 const dirOf = (d) => (d === 'client_to_server' ? 'c2s' : d === 'server_to_client' ? 's2c' : d);
@@ -171,19 +216,25 @@ function addMessage(e) {
   if (row.faults.length) s.acted++;
   pair(row, s);
   push(row);
+  if (!row.delivered && state.journalOn) state.unsettled.set(row.seq, row);
   for (const f of row.faults) {
-    const effect = EFFECT[f.fault] || 'changed';
-    if (effect === 'made' || effect === 'duplicated') {
-      // The proxy made a message, or copies of one: a row of its own, under the one it came from.
-      const made = effect === 'made';
-      push({
-        seq: e.seq, t: row.t, session: row.session, synthetic: effect,
-        dir: made && row.kind === 'request' ? other(row.dir) : row.dir,
-        kind: made ? 'made by the proxy' : 'copy', id: row.id, method: row.method, tool: row.tool,
-        faults: [f], delivered: true, latency: null, pairSeq: e.seq,
-      });
-    }
+    const copy = madeRow(row, f);
+    if (copy) push(copy);
   }
+}
+
+/** The row of a message the proxy made, or of copies of one, for fault {@code f} on {@code row}; else null. */
+function madeRow(row, f) {
+  const effect = EFFECT[f.fault] || 'changed';
+  if (effect !== 'made' && effect !== 'duplicated') return null;
+  // The proxy made a message, or copies of one: a row of its own, under the one it came from.
+  const made = effect === 'made';
+  return {
+    seq: row.seq, t: row.t, session: row.session, synthetic: effect,
+    dir: made && row.kind === 'request' ? other(row.dir) : row.dir,
+    kind: made ? 'made by the proxy' : 'copy', id: row.id, method: row.method, tool: row.tool,
+    faults: [f], delivered: true, latency: null, pairSeq: row.seq,
+  };
 }
 
 function pair(row, s) {
