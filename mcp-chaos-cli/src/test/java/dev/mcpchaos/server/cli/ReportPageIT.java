@@ -111,15 +111,15 @@ class ReportPageIT {
      * fails, retry-after-503 passes, sse-resume is not built) with {@code --html}: the file opens
      * offline and shows the scorecard's verdicts by count as the scorecard's JSON has them, each
      * scenario's row, and the scenarios' sessions on the timeline; so does the report {@code
-     * mcp-chaos report} makes of the scorecard's JSON. Screenshot 10-drill-report.
+     * mcp-chaos report} makes of the scorecard's JSON, in each browser. Screenshots 10-drill-report
+     * and 11-drill-report-command.
      */
-    @Test
-    void aDrillsReportOpensOfflineAndShowsTheScorecardsVerdictsByCount() throws Exception {
-        Path chromium = DeployTools.requireTool("chromium", "Debian's chromium: apt-get install chromium; see .ci/run");
-        requireInstalled(TestPeers.testPeersDir().resolve("node_modules/playwright-core/package.json"),
-                "playwright-core is not installed in test-peers (run: cd " + TestPeers.testPeersDir()
-                        + " && npm ci --no-audit --no-fund)");
-        Path screenshots = Path.of("target", "ui-screenshots").toAbsolutePath();
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"chromium", "firefox"})
+    void aDrillsReportOpensOfflineAndShowsTheScorecardsVerdictsByCount(String browser) throws Exception {
+        Path binary = LivePageIT.requireBrowser(browser);
+        Map<String, String> inBrowser = Map.of("BROWSER", browser, "BROWSER_BIN", binary.toString());
+        Path screenshots = Path.of("target", "ui-screenshots", browser).toAbsolutePath();
         Files.createDirectories(screenshots);
         Path html = screenshots.resolve("drill-report.html");
         Path json = dir.resolve("drill.json");
@@ -141,9 +141,8 @@ class ReportPageIT {
                 assertThat(Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "report",
                         "--out", report.toString(), json.toString())).as(err.toString()).isZero();
             }
-            JsonNode opened = runNode("report-page.mjs", Map.of("REPORT", report.toString(), "SCREENSHOTS",
-                    screenshots.toString(), "SHOT", report.equals(html) ? "10-drill-report" : "11-drill-report-command",
-                    "CHROMIUM", chromium.toString()));
+            JsonNode opened = runNode("report-page.mjs", inBrowser, Map.of("REPORT", report.toString(), "SCREENSHOTS",
+                    screenshots.toString(), "SHOT", report.equals(html) ? "10-drill-report" : "11-drill-report-command"));
             Files.writeString(screenshots.resolve(report.getFileName() + ".json"), opened.toPrettyString());
             Map<String, Long> shown = new TreeMap<>();
             opened.path("scorecard").fields().forEachRemaining(f -> {
