@@ -11,7 +11,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -182,31 +181,8 @@ class ReportPageIT {
     /** Runs {@code test-peers/ui/<name>} with {@code browser} and {@code environment} and returns the JSON it printed. */
     private JsonNode runNode(String name, Map<String, String> browser, Map<String, String> environment)
             throws Exception {
-        Path script = TestPeers.testPeersDir().resolve("ui").resolve(name);
-        Path out = dir.resolve(name + ".out");
-        Path err = dir.resolve(name + ".err");
-        ProcessBuilder builder = new ProcessBuilder(TestPeers.node().toString(), script.toString())
-                .directory(TestPeers.testPeersDir().toFile())
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile());
-        builder.environment().putAll(browser);
-        builder.environment().putAll(environment);
-        Process process = builder.start();
-        try {
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                throw new AssertionError(name + " did not end within 120 s; stderr:\n" + read(err));
-            }
-        } finally {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-        }
-        String stdout = read(out);
-        assertThat(process.exitValue()).as("%s exit code; stdout:\n%s\nstderr:\n%s", name, stdout, read(err))
-                .isZero();
-        return JSON.readTree(stdout);
-    }
-
-    private static String read(Path file) throws java.io.IOException {
-        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        Map<String, String> all = new java.util.HashMap<>(browser);
+        all.putAll(environment);
+        return LivePageIT.runUiScript(name, dir, all);
     }
 }

@@ -197,9 +197,18 @@ public class LivePageIT {
 
     /** Runs {@code test-peers/ui/<name>} with {@code environment} and returns the JSON it printed. */
     private JsonNode runNode(String name, Map<String, String> environment) throws Exception {
+        return runUiScript(name, tempDir, environment);
+    }
+
+    /**
+     * Runs the browser script {@code test-peers/ui/<name>} with {@code environment} (its output kept
+     * in {@code workDir}), bounded to 120 s, asserts it exited 0 and returns the JSON it printed;
+     * {@code ReportPageIT} runs its scripts the same way.
+     */
+    public static JsonNode runUiScript(String name, Path workDir, Map<String, String> environment) throws Exception {
         Path script = TestPeers.testPeersDir().resolve("ui").resolve(name);
-        Path out = tempDir.resolve(name + ".out");
-        Path err = tempDir.resolve(name + ".err");
+        Path out = workDir.resolve(name + ".out");
+        Path err = workDir.resolve(name + ".err");
         ProcessBuilder builder = new ProcessBuilder(TestPeers.node().toString(), script.toString())
                 .directory(TestPeers.testPeersDir().toFile())
                 .redirectOutput(out.toFile())
