@@ -133,7 +133,7 @@ final class ClientRequest {
                 body = new BodyGatherer(alloc, facts.length);
             }
             long needed = body.capacityNeeded(bytes, last);
-            if (!buffers.tryReserve(needed)) {
+            if (!buffers.tryReserve(needed, reserved + needed)) {
                 return Gathered.OVER_BUDGET;
             }
             reserved += needed;

@@ -250,7 +250,7 @@ final class ResponseWriter implements ResponseOutput {
 
     @Override
     public boolean reserve(long bytes) {
-        if (buffers.tryReserve(bytes)) {
+        if (buffers.tryReserve(bytes, reserved + bytes)) {
             reserved += bytes;
             return true;
         }

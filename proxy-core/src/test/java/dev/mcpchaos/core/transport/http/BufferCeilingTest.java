@@ -120,14 +120,15 @@ class BufferCeilingTest {
     @Test
     void slowBodiesThatFillTheCeilingMakeNewOnes503UntilTheyGoAndThenCallsPassAgain() throws Exception {
         startProxy(256 * 1024, new PooledByteBufAllocator(false));
-        // Each holds a block for what is left of its declared 64 KiB: 64 KiB, or the 64 KiB - 1 it sent.
-        for (int i = 0; i < 4; i++) {
-            slowBody(64 * 1024, 64 * 1024 - 1);
+        // Sixteen small holders (16 KiB declared, all but one byte sent) fill the whole ceiling,
+        // the part kept for small ones included.
+        for (int i = 0; i < 16; i++) {
+            slowBody(16 * 1024, 16 * 1024 - 1);
         }
-        await("the four slow bodies held").atMost(10, TimeUnit.SECONDS)
-                .until(() -> proxy.bufferedBytes() >= 4 * (64 * 1024 - 1));
+        await("the sixteen slow bodies held").atMost(10, TimeUnit.SECONDS)
+                .until(() -> proxy.bufferedBytes() >= 16 * (16 * 1024 - 1));
         long held = proxy.bufferedBytes();
-        assertThat(held).isLessThanOrEqualTo(4 * 64 * 1024);
+        assertThat(held).isLessThanOrEqualTo(256 * 1024);
 
         String refused = call();
         assertThat(refused).startsWith("HTTP/1.1 503");
@@ -146,6 +147,40 @@ class BufferCeilingTest {
         assertThat(answered).endsWith(RESULT);
         assertThat(upstreamRequests).hasValue(1);
         assertThat(proxy.bufferedBytes()).isZero();
+    }
+
+    /**
+     * Large bodies fill at most fifteen sixteenths of the ceiling: the fourth of four 64 KiB
+     * bodies is refused 503 under a 256 KiB ceiling, and a small call beside them is still
+     * answered (AdversarialIT's well-behaved client got a 503 when large bodies held it all).
+     */
+    @Test
+    void largeBodiesLeaveTheLastSixteenthToSmallCalls() throws Exception {
+        startProxy(256 * 1024, new PooledByteBufAllocator(false));
+        for (int i = 0; i < 3; i++) {
+            slowBody(64 * 1024, 64 * 1024 - 1);
+        }
+        await("the three large bodies held").atMost(10, TimeUnit.SECONDS)
+                .until(() -> proxy.bufferedBytes() >= 3 * (64 * 1024 - 1));
+        Socket fourth = slowBody(64 * 1024, 64 * 1024 - 1);
+        fourth.setSoTimeout(10_000);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        try {
+            fourth.getInputStream().transferTo(got);
+        } catch (IOException e) {
+            // a reset after the answer: what came is what is checked
+        }
+        assertThat(got.toString(StandardCharsets.ISO_8859_1)).as("the fourth large body").startsWith("HTTP/1.1 503");
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(call()).as("small call %d beside the large bodies", i).startsWith("HTTP/1.1 200").endsWith(RESULT);
+        }
+        assertThat(upstreamRequests).hasValue(5);
+        assertThat(proxy.bufferedBytes()).as("the three large bodies still held").isGreaterThanOrEqualTo(3 * (64 * 1024 - 1));
+        for (Socket socket : attackers) {
+            socket.close();
+        }
+        await("the slow bodies let go").atMost(10, TimeUnit.SECONDS).until(() -> proxy.bufferedBytes() == 0);
     }
 
     @Test
