@@ -89,6 +89,8 @@ final class FastEnvelopeScanner {
     // Set by skipString: whether the string just skipped had an escape, or a non-ASCII byte.
     private boolean escaped;
     private boolean nonAscii;
+    // Set by skipMemberName: where the name just read ends (its closing quote).
+    private int nameEnd;
     // Set by opened and nextValue: the container's closer was reached (they return the position past it).
     private boolean closed;
     // Set by captureString and captureId; meaningless after they fail (the whole scan fails).
@@ -190,19 +192,12 @@ final class FastEnvelopeScanner {
             return p;
         }
         while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
             int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            int member = member(nameStart, p - 1);
-            p = skipColon(p);
+            p = skipMemberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
+            int member = member(nameStart, nameEnd);
             p = memberValue(member, p);
             if (p == FAIL) {
                 return FAIL;
@@ -296,19 +291,12 @@ final class FastEnvelopeScanner {
             return p;
         }
         while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
             int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            boolean name = p - 1 - nameStart == 4 && is(nameStart, "name");
-            p = skipColon(p);
+            p = skipMemberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
+            boolean name = nameEnd - nameStart == 4 && is(nameStart, "name");
             if (name && buffer[p] == '"') {
                 p = captureString(p);
                 if (p == FAIL) {
@@ -576,15 +564,20 @@ final class FastEnvelopeScanner {
     }
 
     /**
-     * A member name, ':' and whitespace; the position of the value. A name with an escape is
-     * jackson's: it rejects a lone surrogate escape in a name, though not in a value.
+     * A member name at {@code p} (its '"'), ':' and whitespace; the position of the value, the
+     * name's end (its closing quote) in {@link #nameEnd}. A name with an escape is jackson's: it
+     * rejects a lone surrogate escape in a name, though not in a value.
      */
     private int skipMemberName(int p) {
         if (p >= limit || buffer[p] != '"') {
             return FAIL;
         }
         p = skipString(p + 1);
-        return p == FAIL || escaped ? FAIL : skipColon(p);
+        if (p == FAIL || escaped) {
+            return FAIL;
+        }
+        nameEnd = p - 1;
+        return skipColon(p);
     }
 
     private void push(int depth, boolean object) {
