@@ -57,6 +57,8 @@ final class FastEnvelopeScanner {
     private static final int RESULT = 4;
     private static final int ERROR = 5;
     private static final int PARAMS = 6;
+    /** The member "name" of params: kept when a string. */
+    private static final int PARAMS_NAME = 7;
 
     /** Bytes that may stand in a string as they are: ASCII from 0x20, but not '"' or '\'. */
     private static final boolean[] PLAIN = new boolean[256];
@@ -187,6 +189,14 @@ final class FastEnvelopeScanner {
      */
     private int envelopeObject(int p) {
         members.clear();
+        return object(p, false);
+    }
+
+    /**
+     * The object at {@code p} (its '{'): the envelope's ({@code params} false), whose members
+     * {@link #member} names, or its params, whose only member kept is "name".
+     */
+    private int object(int p, boolean params) {
         p = opened(p, (byte) '}');
         if (closed) {
             return p;
@@ -197,12 +207,8 @@ final class FastEnvelopeScanner {
             if (p == FAIL) {
                 return FAIL;
             }
-            int member = member(nameStart, nameEnd);
-            p = memberValue(member, p);
-            if (p == FAIL) {
-                return FAIL;
-            }
-            p = nextValue(p, (byte) '}');
+            int member = params ? paramsMember(nameStart, nameEnd) : member(nameStart, nameEnd);
+            p = nextValue(memberValue(member, p), (byte) '}');
             if (p == FAIL || closed) {
                 return p;
             }
@@ -240,7 +246,7 @@ final class FastEnvelopeScanner {
         return true;
     }
 
-    /** The value at {@code p} of a member of the envelope object. */
+    /** The value at {@code p} of a member of the envelope object or of its params. */
     private int memberValue(int member, int p) {
         byte c = buffer[p];
         boolean container = c == '{' || c == '[';
@@ -278,42 +284,22 @@ final class FastEnvelopeScanner {
                 members.hasError = true;
                 return skipValue(p);
             case PARAMS:
-                return c == '{' ? paramsObject(p) : skipValue(p);
+                return c == '{' ? object(p, true) : skipValue(p);
+            case PARAMS_NAME:
+                if (c != '"') {
+                    return skipValue(p); // leaves the name as it was
+                }
+                p = captureString(p);
+                members.paramsName = capturedText;
+                return p;
             default:
                 return skipValue(p);
         }
     }
 
-    /** The params object at {@code p}: only its own member "name", when a string, is kept. */
-    private int paramsObject(int p) {
-        p = opened(p, (byte) '}');
-        if (closed) {
-            return p;
-        }
-        while (true) {
-            int nameStart = p + 1;
-            p = skipMemberName(p);
-            if (p == FAIL) {
-                return FAIL;
-            }
-            boolean name = nameEnd - nameStart == 4 && is(nameStart, "name");
-            if (name && buffer[p] == '"') {
-                p = captureString(p);
-                if (p == FAIL) {
-                    return FAIL;
-                }
-                members.paramsName = capturedText;
-            } else {
-                p = skipValue(p);
-                if (p == FAIL) {
-                    return FAIL;
-                }
-            }
-            p = nextValue(p, (byte) '}');
-            if (p == FAIL || closed) {
-                return p;
-            }
-        }
+    /** Which member of params {@code buffer[start, end)} (a name without escapes) is. */
+    private int paramsMember(int start, int end) {
+        return end - start == 4 && is(start, "name") ? PARAMS_NAME : OTHER;
     }
 
     /**
@@ -328,11 +314,15 @@ final class FastEnvelopeScanner {
     }
 
     /**
-     * After a value in a container: whitespace, then ',' and the position of the next value or
-     * member (whitespace skipped), or {@code closer} and the position just past it with
-     * {@link #closed} set; FAIL for anything else.
+     * After a value in a container, which ends at {@code p} (FAIL: the value failed, and so does
+     * this): whitespace, then ',' and the position of the next value or member (whitespace
+     * skipped), or {@code closer} and the position just past it with {@link #closed} set; FAIL for
+     * anything else.
      */
     private int nextValue(int p, byte closer) {
+        if (p == FAIL) {
+            return FAIL;
+        }
         p = skipWhitespace(p);
         if (p >= limit) {
             return FAIL;
