@@ -7,7 +7,6 @@ import dev.mcpchaos.server.host.McpHttpHost;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
 
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
@@ -68,8 +67,7 @@ final class DemoServerCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch stop = new CountDownLatch(1);
-        stopOn("TERM", stop);
-        stopOn("INT", stop);
+        StopSignals.handle(name -> stop.countDown());
         System.err.println("mcp-chaos demo-server: MCP Streamable HTTP at " + server.endpoint());
         try {
             stop.await();
@@ -125,16 +123,6 @@ final class DemoServerCommand implements Callable<Integer> {
             return new InetSocketAddress(InetAddress.getByName(host), port);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("--http: unknown host " + host + expected);
-        }
-    }
-
-    private static void stopOn(String signalName, CountDownLatch stop) {
-        try {
-            // Handling the signal (instead of the JVM's default exit) lets the server end its
-            // sessions and streams cleanly and the command exit 0.
-            Signal.handle(new Signal(signalName), signal -> stop.countDown());
-        } catch (IllegalArgumentException e) {
-            // The platform has no such signal, or the JVM reserves it: leave its default.
         }
     }
 }

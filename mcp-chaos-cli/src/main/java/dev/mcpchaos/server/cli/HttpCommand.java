@@ -11,7 +11,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
-import sun.misc.Signal;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -177,16 +176,10 @@ final class HttpCommand implements Callable<Integer> {
             if (live != null) {
                 live.start(proxy.rules());
             }
-            for (String name : new String[] {"TERM", "INT"}) {
-                try {
-                    Signal.handle(new Signal(name), s -> {
-                        terminated.compareAndSet(false, name.equals("TERM"));
-                        stop.countDown();
-                    });
-                } catch (IllegalArgumentException ignored) {
-                    // no such signal here
-                }
-            }
+            StopSignals.handle(name -> {
+                terminated.compareAndSet(false, name.equals("TERM"));
+                stop.countDown();
+            });
             stop.await();
             if (terminated.get()) {
                 // SIGTERM is how an orchestrator stops a pod: what is in flight gets to finish.

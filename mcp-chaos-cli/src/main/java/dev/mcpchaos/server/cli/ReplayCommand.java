@@ -237,13 +237,7 @@ final class ReplayCommand implements Callable<Integer> {
         }
         System.err.println("mcp-chaos: replaying " + files.size() + " cassette(s) on " + proxy.mcpUrl());
         java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
-        for (String name : new String[] {"TERM", "INT"}) {
-            try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), s -> stop.countDown());
-            } catch (IllegalArgumentException ignored) {
-                // no such signal here
-            }
-        }
+        StopSignals.handle(name -> stop.countDown());
         try (proxy) {
             stop.await();
         } catch (InterruptedException e) {
