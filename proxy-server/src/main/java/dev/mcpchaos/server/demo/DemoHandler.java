@@ -246,7 +246,12 @@ final class DemoHandler implements McpSessionHandler {
             case "ping":
                 return done(complete(result(id, NODES.objectNode())));
             case "tools/list":
-                return done(complete(result(id, NODES.objectNode().set("tools", tools.list()))));
+                // A list result of this revision says how long it may be cached: not at all, as the
+                // TypeScript SDK 2.4 server answers (its client refuses a list without them).
+                ObjectNode listed = NODES.objectNode().set("tools", tools.list());
+                listed.put("ttlMs", 0);
+                listed.put("cacheScope", "private");
+                return done(complete(result(id, listed)));
             case "tools/call":
                 return callTool(id, params, related).thenApply(DemoHandler::complete);
             default:

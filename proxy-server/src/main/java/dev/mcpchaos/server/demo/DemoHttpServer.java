@@ -53,8 +53,9 @@ public final class DemoHttpServer {
      * Starts the demo server on {@code address}, serving the sessionless 2026-07-28 revision too
      * when {@code stateless}: a dual-era server, as the spec's Versioning page allows. A request
      * without {@code Mcp-Session-Id} whose {@code MCP-Protocol-Version} is 2026-07-28 is then
-     * answered on its own: {@code server/discover}, {@code tools/list}, {@code tools/call} (the
-     * same tools) and {@code ping}, each result with {@code resultType: "complete"}; a request
+     * answered on its own: {@code server/discover}, {@code tools/list} (with {@code ttlMs: 0} and
+     * {@code cacheScope: "private"}), {@code tools/call} (the same tools) and {@code ping}, each
+     * result with {@code resultType: "complete"}; a request
      * whose {@code _meta} names another version gets {@code -32022} (UnsupportedProtocolVersion,
      * listing 2026-07-28). {@code initialize} still starts a 2025 session. What it does not do
      * (yet): {@code subscriptions/listen}, {@code input_required} rounds of its own, the header

@@ -57,6 +57,11 @@ class DemoHttpServerStatelessTest {
         assertThat(result.at("/capabilities/tools").isObject()).isTrue();
         assertThat(result.at("/_meta/io.modelcontextprotocol~1serverInfo/name").asText()).isEqualTo(DemoServer.NAME);
 
+        JsonNode list = JSON.readTree(post("tools/list", "", "2026-07-28").body()).get("result");
+        assertThat(list.get("tools").size()).isGreaterThanOrEqualTo(4);
+        assertThat(list.get("ttlMs").asInt()).isZero();
+        assertThat(list.get("cacheScope").asText()).isEqualTo("private");
+
         JsonNode echo = JSON.readTree(post("tools/call", "\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}",
                 "2026-07-28").body()).get("result");
         assertThat(echo.at("/content/0/text").asText()).isEqualTo("hi");
