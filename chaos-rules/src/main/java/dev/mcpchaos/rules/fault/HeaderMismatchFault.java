@@ -2,7 +2,6 @@ package dev.mcpchaos.rules.fault;
 
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.transport.TransportKind;
-import dev.mcpchaos.rules.internal.Json;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -62,17 +61,11 @@ public final class HeaderMismatchFault extends DeclaredFault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        Object id = frame.envelope().id();
-        ByteBuf json = Json.generate(ctx.alloc(), g -> {
+        ByteBuf json = Edits.answer(ctx, frame.envelope().id(), "error", g -> {
             g.writeStartObject();
-            g.writeStringField("jsonrpc", "2.0");
-            g.writeFieldName("id");
-            Json.writeId(g, id);
-            g.writeObjectFieldStart("error");
             g.writeNumberField("code", HEADER_MISMATCH);
             g.writeStringField("message", "Header mismatch: the " + config.header
                     + " header does not match the request body (injected by mcp-chaos)");
-            g.writeEndObject();
             g.writeEndObject();
         });
         String body;
