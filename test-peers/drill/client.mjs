@@ -18,6 +18,19 @@
 //   ignore-retry-after  retries a 429/503 at once;
 //   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level;
 //                       over stdio, the same message written again).
+// --era 2026 (before the URL; HTTP only) speaks the stateless 2026-07-28 revision too: the SDK's
+// version negotiation in 'auto' mode (server/discover first; a server that is not 2026-07-28 is
+// spoken to in the 2025 revisions, with initialize), and these on top, well behaved:
+//   - input_required rounds are answered by the SDK (a retry under a new id, requestState echoed)
+//     at most 3 times (inputRequired.maxRounds), then the call is reported failed;
+//   - a call refused -32020 (HeaderMismatch), -32022 (unsupported version) and a failed
+//     server/discover are the SDK's to handle (2.4 lists the tools again and retries the call once;
+//     picks another version or initialize; or reports the error): nothing is resent by hand.
+// Its flaws, one per 2026 scenario:
+//   endless-input       answers input_required rounds up to 1000 times (no bound of its own);
+//   retry-mismatch      POSTs a request refused -32020 again at once, as it was (before the SDK sees it);
+//   retry-version       POSTs a request answered -32022 again as it was (the refused version);
+//   retry-discover      POSTs a server/discover answered 500 again as it was.
 // Prints one JSON line per step on stdout; exits 0 when it finished its steps.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -28,9 +41,14 @@ const serverCommand = stdioAt >= 0 ? args.slice(stdioAt + 1) : null;
 const url = stdioAt >= 0 ? null : args[args.length - 1];
 const flawAt = args.indexOf('--flaw');
 const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1] : 'none';
-const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id'];
-if (!FLAWS.includes(flaw) || !(url || serverCommand?.length)) {
-  process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] (URL | --stdio COMMAND...)\n`);
+const eraAt = args.indexOf('--era');
+const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
+const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id',
+  'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover'];
+if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
+    || !(url || serverCommand?.length)) {
+  process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] [--era 2025|2026] `
+    + '(URL | --stdio COMMAND...); --era 2026 over HTTP only\n');
   process.exit(2);
 }
 const T = Number(process.env.TIMEOUT_MS || 1500);
@@ -74,6 +92,36 @@ async function drillFetch(input, init) {
   if (response.status === 404 && init?.method === 'POST') {
     sessionGone = true;
   }
+  if (era === '2026' && init?.method === 'POST' && body !== null) {
+    response = await resendByFlaw(input, init, body, response);
+  }
+  return response;
+}
+
+/**
+ * The 2026 flaws, at the HTTP level, below the SDK: a POST refused 400 with -32020 (retry-mismatch)
+ * or answered -32022 (retry-version), or a server/discover answered 500 (retry-discover), is POSTed
+ * again as it was, id and version and all.
+ */
+async function resendByFlaw(input, init, body, response) {
+  if (flaw === 'retry-mismatch' && response.status === 400) {
+    const text = await response.clone().text();
+    if (text.includes('-32020')) {
+      print({ step: 'resend-mismatch', body });
+      return fetch(input, init);
+    }
+  }
+  if (flaw === 'retry-discover' && response.status === 500 && body.includes('"server/discover"')) {
+    print({ step: 'resend-discover', status: response.status });
+    return fetch(input, init);
+  }
+  if (flaw === 'retry-version' && (response.headers.get('content-type') || '').includes('application/json')) {
+    const text = await response.clone().text();
+    if (text.includes('-32022')) {
+      print({ step: 'resend-refused-version', body });
+      return fetch(input, init);
+    }
+  }
   return response;
 }
 
@@ -96,7 +144,12 @@ function resendSameId(transport) {
 
 let client;
 async function connect() {
-  client = new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
+  client = era === '2026'
+    ? new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' }, {
+      versionNegotiation: { mode: 'auto' },
+      inputRequired: { maxRounds: flaw === 'endless-input' ? 1000 : 3 }
+    })
+    : new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
   const transport = serverCommand
     ? new StdioClientTransport({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
     : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
@@ -108,7 +161,7 @@ async function connect() {
     transport.onmessage = (message, extra) => { seen(message); onmessage?.(message, extra); };
   }
   sessionGone = false;
-  print({ step: 'connect' });
+  print({ step: 'connect', protocolVersion: transport.protocolVersion });
 }
 
 const failure = error => ({ name: error?.name, code: error?.code, message: String(error?.message) });
@@ -180,5 +233,7 @@ if (serverCommand) {
     if (text !== expected) mixedUp = true;
   });
 }
+const closing = Date.now();
 await client.close().catch(() => {});
+print({ step: 'close', ms: Date.now() - closing });
 process.exit(mixedUp ? 1 : 0);

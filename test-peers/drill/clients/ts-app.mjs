@@ -1,7 +1,10 @@
 // A typical application on a TypeScript MCP SDK, as drilled by mcp-chaos drill (docs/drill.md,
 // "Real clients"). Invoked the way the conformance suite's client mode invokes a client:
-//   node ts-app.mjs --sdk v1|v2 URL      (MCP_CONFORMANCE_SCENARIO set; it does the same in every scenario)
+//   node ts-app.mjs --sdk v1|v2 [--era 2026] URL      (MCP_CONFORMANCE_SCENARIO set; it does the same in every scenario)
 // --sdk v1: @modelcontextprotocol/sdk 1.32 (the 2025 revisions); --sdk v2: @modelcontextprotocol/client 2.4.
+// --era 2026 (v2 only): the SDK's version negotiation in 'auto' mode (server/discover first, the
+// stateless 2026-07-28 revision when the server speaks it, else initialize), with its defaults
+// otherwise (input_required rounds answered up to 10 times).
 // What it does is what an application does with the SDK, with no resilience of its own on top:
 // connect, list the tools, call slow with a progress handler (so the answer comes as an SSE stream),
 // call echo, close (the order of test-peers/drill/client.mjs, so the faults hit the same messages). Each request gets a 2.5 s timeout through the SDK's own request option
@@ -12,8 +15,10 @@
 const args = process.argv.slice(2);
 const url = args[args.length - 1];
 const sdk = args[args.indexOf('--sdk') + 1];
-if (!['v1', 'v2'].includes(sdk) || !url || !url.startsWith('http')) {
-  process.stderr.write('usage: node ts-app.mjs --sdk v1|v2 URL\n');
+const era = args.includes('--era') ? args[args.indexOf('--era') + 1] : '2025';
+if (!['v1', 'v2'].includes(sdk) || !['2025', '2026'].includes(era) || (era === '2026' && sdk !== 'v2')
+    || !url || !url.startsWith('http')) {
+  process.stderr.write('usage: node ts-app.mjs --sdk v1|v2 [--era 2026] URL (--era 2026 with v2 only)\n');
   process.exit(2);
 }
 const { Client, StreamableHTTPClientTransport } = sdk === 'v1'
@@ -35,7 +40,9 @@ async function step(name, call) {
   }
 }
 
-const client = new Client({ name: `mcp-chaos-drill-ts-${sdk}`, version: '1.0.0' });
+const client = era === '2026'
+  ? new Client({ name: `mcp-chaos-drill-ts-${sdk}`, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+  : new Client({ name: `mcp-chaos-drill-ts-${sdk}`, version: '1.0.0' });
 const transport = new StreamableHTTPClientTransport(new URL(url));
 client.onerror = error => print({ event: 'onerror', error: failure(error) });
 try {

@@ -8,8 +8,10 @@ import dev.mcpchaos.rules.fault.DropFault;
 import dev.mcpchaos.rules.fault.DuplicateFault;
 import dev.mcpchaos.rules.fault.ErrorFault;
 import dev.mcpchaos.rules.fault.FaultType;
+import dev.mcpchaos.rules.fault.HeaderMismatchFault;
 import dev.mcpchaos.rules.fault.HttpStatusFault;
 import dev.mcpchaos.rules.fault.IdMismatchFault;
+import dev.mcpchaos.rules.fault.InputRequiredFault;
 import dev.mcpchaos.rules.fault.InvalidContentTypeFault;
 import dev.mcpchaos.rules.fault.LatencyFault;
 import dev.mcpchaos.rules.fault.MutateFault;
@@ -231,5 +233,22 @@ public final class Rules {
     /** {@code crash} (stdio only) with this signal: {@code KILL} or {@code TERM}. */
     public static RuleDraft crash(String name, String signal) {
         return crash(name).param("signal", Objects.requireNonNull(signal, "signal"));
+    }
+
+    /**
+     * {@code input_required} (2026-07-28): the answer to a {@code tools/call}, {@code prompts/get}
+     * or {@code resources/read} becomes one more {@code input_required} round, with a fresh
+     * {@code requestState}; without {@code times}, the rounds never end.
+     */
+    public static RuleDraft inputRequired(String name) {
+        return draft(name, InputRequiredFault.TYPE);
+    }
+
+    /**
+     * {@code header_mismatch} (HTTP only, 2026-07-28): the request is refused {@code 400} with
+     * {@code -32020} {@code HeaderMismatch}, naming {@code header} (such as {@code Mcp-Name}).
+     */
+    public static RuleDraft headerMismatch(String name, String header) {
+        return draft(name, HeaderMismatchFault.TYPE).param("header", Objects.requireNonNull(header, "header"));
     }
 }

@@ -117,6 +117,9 @@ class EventBeforeActionTest {
         scenario("id_mismatch", "{type: id_mismatch}", TransportKind.STDIO, true);
         scenario("session_expire", "{type: session_expire}", TransportKind.HTTP, false);
         scenario("crash", "{type: crash}", TransportKind.STDIO, false);
+        SCENARIOS.put("input_required", new Scenario("input_required", "{type: input_required}", TransportKind.STDIO,
+                false, "tools/call"));
+        scenario("header_mismatch", "{type: header_mismatch}", TransportKind.HTTP, false);
     }
 
     static Stream<Scenario> scenarios() {

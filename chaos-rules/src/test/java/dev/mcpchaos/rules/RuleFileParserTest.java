@@ -311,6 +311,8 @@ class RuleFileParserTest {
                 "  - {name: id_mismatch, fault: {type: id_mismatch}}",
                 "  - {name: session_expire, match: {transport: http}, fault: {type: session_expire}}",
                 "  - {name: crash, fault: {type: crash, signal: TERM}}",
+                "  - {name: input_required, fault: {type: input_required}}",
+                "  - {name: header_mismatch, match: {transport: http}, fault: {type: header_mismatch}}",
                 "");
         RuleSet set = RuleSet.parse(yaml, "all.yaml");
         assertThat(set.rules()).extracting(r -> r.fault().type()).containsExactlyElementsOf(FaultRegistry.types());

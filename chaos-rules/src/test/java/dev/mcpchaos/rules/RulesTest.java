@@ -56,7 +56,9 @@ class RulesTest {
                     .operationFrom("move", "/result/content", "/result/contents")
                     .operation("replace", "/result/isError", "no"),
             Rules.crash("crash-on-third-call").direction(Direction.CLIENT_TO_SERVER).onRequests()
-                    .onMethod("tools/call").after(2).times(1));
+                    .onMethod("tools/call").after(2).times(1),
+            Rules.inputRequired("endless-rounds").onResponses().onMethod("tools/call").onTool("echo"),
+            Rules.headerMismatch("refused-headers", "Mcp-Name").onRequests().onMethod("tools/call").times(1));
 
     @Test
     void everyDocumentedExampleIsWrittenTheSameWayByItsFactory() throws IOException {
@@ -97,6 +99,8 @@ class RulesTest {
         byType.put("id_mismatch", Rules.idMismatch("r", "other"));
         byType.put("session_expire", Rules.sessionExpire("r"));
         byType.put("crash", Rules.crash("r", "TERM"));
+        byType.put("input_required", Rules.inputRequired("r"));
+        byType.put("header_mismatch", Rules.headerMismatch("r", "Mcp-Method"));
         assertThat(byType.keySet()).containsExactlyElementsOf(FaultRegistry.types());
         byType.forEach((type, draft) -> {
             Rule rule = draft.toRule();

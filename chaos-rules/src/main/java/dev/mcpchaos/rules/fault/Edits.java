@@ -66,7 +66,20 @@ final class Edits {
     static void answerOrReplace(FaultContext ctx, Frame frame, String member, Json.Writer value,
                                 String answered, String replaced) {
         Object id = frame.envelope().id();
-        ByteBuf answer = Json.generate(ctx.alloc(), g -> {
+        ByteBuf answer = answer(ctx, id, member, value);
+        boolean error = "error".equals(member);
+        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, !error, error);
+        answerOrReplace(ctx, frame, answer, envelope, answered, replaced);
+    }
+
+    /**
+     * {@code {"jsonrpc":"2.0","id":<id>,"<member>":...}}, the member's value written by
+     * {@code value}: an answer to the request with that id, owned by the caller.
+     *
+     * @param member {@code "result"} or {@code "error"}
+     */
+    static ByteBuf answer(FaultContext ctx, Object id, String member, Json.Writer value) {
+        return Json.generate(ctx.alloc(), g -> {
             g.writeStartObject();
             g.writeStringField("jsonrpc", "2.0");
             g.writeFieldName("id");
@@ -75,9 +88,6 @@ final class Edits {
             value.write(g);
             g.writeEndObject();
         });
-        boolean error = "error".equals(member);
-        Envelope envelope = Envelope.ofObject("2.0", true, id, null, null, !error, error);
-        answerOrReplace(ctx, frame, answer, envelope, answered, replaced);
     }
 
     /**

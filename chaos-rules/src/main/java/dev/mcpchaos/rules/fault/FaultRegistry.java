@@ -35,7 +35,9 @@ public final class FaultRegistry {
             MutateFault.TYPE,
             IdMismatchFault.TYPE,
             SessionExpireFault.TYPE,
-            CrashFault.TYPE);
+            CrashFault.TYPE,
+            InputRequiredFault.TYPE,
+            HeaderMismatchFault.TYPE);
 
     private static final Map<String, FaultType> BY_NAME = new LinkedHashMap<>();
 

@@ -1,9 +1,11 @@
 package dev.mcpchaos.server.cli;
 
 import dev.mcpchaos.core.config.Units;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.server.control.HtmlReport;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Era;
 import dev.mcpchaos.server.drill.Scenario;
 import dev.mcpchaos.server.drill.Scorecard;
 import picocli.CommandLine;
@@ -18,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -33,12 +36,13 @@ import java.util.concurrent.Callable;
                 + "does (the server's URL appended as the last argument, MCP_CONFORMANCE_SCENARIO=<name> in its "
                 + "environment), and grades each run from the journal: pass, fail, not applicable, not exercised "
                 + "(the fault never fired), with the evidence.",
-            "The scorecard goes to stderr as a table. This version drives Streamable HTTP and stdio in the 2025 era; "
-                    + "--list shows what is not built yet."},
+            "The scorecard goes to stderr as a table. This version drives Streamable HTTP and stdio in the 2025 era, "
+                    + "and Streamable HTTP in the 2026-07-28 era (--era 2026); --list shows what is not built yet."},
         footer = {"", "Examples:",
             "  mcp-chaos drill --list",
             "  mcp-chaos drill --transport stdio -- node my-client.mjs --stdio",
             "  mcp-chaos drill -- node my-client.mjs",
+            "  mcp-chaos drill --era 2026 -- node my-client.mjs --era 2026",
             "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
             "  mcp-chaos drill --html drill.html --report-json drill.json -- node my-client.mjs",
             "", "Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage."})
@@ -82,6 +86,13 @@ final class DrillCommand implements Callable<Integer> {
             + "prefixed with [scenario].")
     boolean showClientOutput;
 
+    @Option(names = "--era", paramLabel = "2025|2026", defaultValue = "2025",
+            description = "Which era's scenarios run: 2025 (sessions, the revisions up to 2025-11-25) or 2026 (the "
+                    + "stateless 2026-07-28 revision, over http only: the demo server then serves that revision too, "
+                    + "beside the 2025 ones, and the 2026 scenarios run besides those of both eras). One era per run, "
+                    + "as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
+    String era;
+
     @Parameters(paramLabel = "CLIENT_COMMAND", arity = "0..*",
             description = "The client command, after --; the server's URL (or, with --transport stdio, a server command) is appended.")
     List<String> command = new ArrayList<>();
@@ -116,6 +127,12 @@ final class DrillCommand implements Callable<Integer> {
         } else if (!transport.equals("http")) {
             throw new OptionValueException("--transport: '" + transport + "' (expected: http or stdio)");
         }
+        Era selected = Arrays.stream(Era.values()).filter(e -> e.label().equals(era)).findFirst()
+                .orElseThrow(() -> new OptionValueException("--era: '" + era + "' (expected: 2025 or 2026)"));
+        if (selected == Era.STATELESS && transport.equals("stdio")) {
+            throw new OptionValueException("--era 2026: over http only (the 2026-07-28 era over stdio is not built yet)");
+        }
+        drill.era(selected);
         if (showClientOutput) {
             drill.clientOutput(line -> {
                 synchronized (err) {
@@ -149,14 +166,25 @@ final class DrillCommand implements Callable<Integer> {
                 Main.class.getName());
     }
 
+    /** Where a built scenario runs: {@code http, stdio in the 2025 era, http in the 2026 era}. */
+    private static String runnable(Scenario s) {
+        List<String> where = new ArrayList<>();
+        if (s.eras().contains(Era.SESSIONS)) {
+            where.add(Catalogue.transports(s) + " in the 2025 era");
+        }
+        if (s.appliesTo(TransportKind.HTTP, Era.STATELESS)) {
+            where.add("http in the 2026 era");
+        }
+        return String.join(", ", where);
+    }
+
     /** The catalogue, one block per scenario: what {@code --list} prints. */
     static String listing() {
         StringBuilder sb = new StringBuilder();
         for (Scenario s : Catalogue.all()) {
             String missing = Catalogue.notBuiltYet(s);
             sb.append(s.name()).append("  [").append(s.level()).append(", ")
-                    .append(s.built() ? "runnable over " + Catalogue.transports(s) + " in the 2025 era" : "not built yet")
-                    .append("]\n");
+                    .append(s.built() ? "runnable over " + runnable(s) : "not built yet").append("]\n");
             sb.append("  fault:      ").append(s.fault()).append('\n');
             sb.append("  resilient:  ").append(s.resilient()).append('\n');
             sb.append("  source:     ").append(s.source()).append('\n');
@@ -171,7 +199,8 @@ final class DrillCommand implements Callable<Integer> {
         }
         long built = Catalogue.all().stream().filter(Scenario::built).count();
         sb.append('\n').append(Catalogue.all().size()).append(" scenarios, ").append(built)
-                .append(" runnable (http or stdio, 2025 era), ").append(Catalogue.all().size() - built)
+                .append(" runnable (http or stdio in the 2025 era, http in the 2026 era), ")
+                .append(Catalogue.all().size() - built)
                 .append(" not built yet. See docs/drill.md.\n");
         return sb.toString();
     }

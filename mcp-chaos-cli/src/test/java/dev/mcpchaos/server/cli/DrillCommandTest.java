@@ -36,9 +36,10 @@ class DrillCommandTest {
                 assertThat(head).as(s.name()).contains("not built yet").doesNotContain("runnable");
             }
         }
-        assertThat(listing).contains("not built yet: 2026-07-28 era runs")
+        assertThat(listing).contains("not built yet: the 2026-07-28 era over stdio")
                 .contains("out-of-order  [MUST, runnable over stdio in the 2025 era]")
-                .contains("answer-lost  [SHOULD, runnable over http, stdio in the 2025 era]");
+                .contains("answer-lost  [SHOULD, runnable over http, stdio in the 2025 era, http in the 2026 era]")
+                .contains("input-required-loop  [SHOULD, runnable over http in the 2026 era]");
     }
 
     @Test
@@ -83,6 +84,23 @@ class DrillCommandTest {
         assertThat(err.toString()).contains("CLIENT_COMMAND: missing");
         assertThat(run("drill", "--timeout", "soon", "--", "true")).isEqualTo(2);
         assertThat(err.toString()).contains("--timeout: duration: 'soon'");
+    }
+
+    @Test
+    void eraTakes2025Or2026AndThe2026EraOverHttpOnly() {
+        assertThat(run("drill", "--era", "2027", "--", "true")).isEqualTo(2);
+        assertThat(err.toString()).contains("--era: '2027' (expected: 2025 or 2026)");
+        assertThat(run("drill", "--era", "2026", "--transport", "stdio", "--", "true")).isEqualTo(2);
+        assertThat(err.toString()).contains("--era 2026: over http only");
+    }
+
+    @Test
+    void in2026AScenarioOfTheSessionsDoesNotApplyAndOneOfTheEraRuns() {
+        // A client that never talks: the era's own scenario runs (not exercised), session-404 is not applicable.
+        assertThat(run("drill", "--era", "2026", "--scenario", "session-404", "--scenario", "header-mismatch",
+                "--timeout", "10s", "--", "sh", "-c", "exit 0")).isZero();
+        assertThat(err.toString()).contains("session-404").contains("not applicable")
+                .contains("this run is http in the 2026 era").contains("header-mismatch").contains("not exercised");
     }
 
     @Test

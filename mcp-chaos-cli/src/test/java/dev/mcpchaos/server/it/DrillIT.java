@@ -8,6 +8,7 @@ import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.server.cli.Main;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Era;
 import dev.mcpchaos.server.drill.Scenario;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,15 +60,24 @@ class DrillIT {
      */
     private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios)
             throws Exception {
+        return drill(flaw, seed, transport, scenarios, "2025");
+    }
+
+    /** {@link #drill(String, String, String, List)} in {@code era}: the drill's {@code --era} and the client's. */
+    private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era)
+            throws Exception {
         Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
         List<String> args = new ArrayList<>(List.of("drill", "--timeout", "10s", "--seed", seed,
-                "--transport", transport, "--report-json", json.toString()));
+                "--transport", transport, "--report-json", json.toString(), "--era", era));
         scenarios.forEach(name -> args.addAll(List.of("--scenario", name)));
         args.addAll(List.of("--", TestPeers.node().toString(),
                 TestPeers.testPeersDir().resolve("drill").resolve("client.mjs").toString()));
         if (!flaw.equals("none")) {
             args.add("--flaw");
             args.add(flaw);
+        }
+        if (era.equals("2026")) {
+            args.addAll(List.of("--era", "2026"));
         }
         if (transport.equals("stdio")) {
             args.add("--stdio");
@@ -155,6 +165,46 @@ class DrillIT {
         assertThat(drill("ignore-retry-after", "42", "stdio", List.of("retry-after-503", "stream-closed")))
                 .as(err.toString()).containsExactly(Map.entry("retry-after-503", "not_applicable"),
                         Map.entry("stream-closed", "not_applicable"));
+    }
+
+    /** Every scenario the runner runs in the 2026-07-28 era (over HTTP): both eras' and the era's own. */
+    private static final List<String> RUNNABLE_2026 = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(TransportKind.HTTP, Era.STATELESS)).map(Scenario::name).toList();
+
+    /** The 2026-07-28 era's own scenarios (stateless only), each with the twin that fails it. */
+    private static final List<String> OWN_2026 = List.of("input-required-loop", "header-mismatch",
+            "version-negotiation", "discover-unsupported");
+
+    /**
+     * In the 2026-07-28 era (the client in its 2026 mode, the demo server serving that revision
+     * too): the well-behaved client passes every scenario that applies, both eras' and the era's
+     * own, and no scenario of the sessions (session-404) runs.
+     */
+    @Test
+    void in2026TheWellBehavedClientPassesEveryScenarioThatApplies() throws Exception {
+        Map<String, String> verdicts = drill("none", "42", "http", List.of(), "2026");
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE_2026)
+                .containsAll(OWN_2026).doesNotContain("session-404", "out-of-order");
+        assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
+                .isEqualTo("pass"));
+    }
+
+    /**
+     * In 2026 each twin fails its scenario and passes the next of the era's own (so each of the four
+     * is failed by its twin and passed by another). Not all sixteen, nor all four each: a run of
+     * the client is two to four seconds on a loaded machine, and the twins' flaws touch nothing the
+     * other scenarios do.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "endless-input; input-required-loop; header-mismatch",
+        "retry-mismatch; header-mismatch; version-negotiation",
+        "retry-version; version-negotiation; discover-unsupported",
+        "retry-discover; discover-unsupported; input-required-loop"})
+    void in2026EachTwinFailsExactlyItsScenario(String flaw, String fails, String passes) throws Exception {
+        Map<String, String> verdicts = drill(flaw, "42", "http", List.of(fails, passes), "2026");
+        assertThat(verdicts).as("the " + flaw + " twin in 2026\n" + err)
+                .isEqualTo(Map.of(fails, "fail", passes, "pass"));
     }
 
     @Test

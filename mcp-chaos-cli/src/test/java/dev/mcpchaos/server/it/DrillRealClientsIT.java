@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.cli.Main;
 import dev.mcpchaos.server.drill.Catalogue;
 import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Era;
 import dev.mcpchaos.server.drill.Scenario;
 import dev.mcpchaos.server.it.drill.JavaSdkDrillClient;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,15 @@ class DrillRealClientsIT {
     private static final List<String> RUNNABLE = Catalogue.all().stream()
             .filter(s -> s.built() && s.appliesTo(Drill.TRANSPORT, Drill.ERA)).map(Scenario::name).toList();
 
+    /** Every scenario the runner runs in the 2026-07-28 era ({@code --era 2026}, over HTTP). */
+    private static final List<String> RUNNABLE_2026 = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(Drill.TRANSPORT, Era.STATELESS)).map(Scenario::name).toList();
+
+    /** The era a client is drilled in: {@code ts-sdk-2-2026} is the TypeScript SDK 2.4 speaking 2026-07-28. */
+    private static String era(String client) {
+        return client.endsWith("-2026") ? "2026" : "2025";
+    }
+
     /**
      * Verdicts read from the journal evidence and believed right, by client. Both TypeScript SDKs
      * answer the 404 on their session by sending the next call on the same dead session (journal:
@@ -65,6 +75,8 @@ class DrillRealClientsIT {
         Path clients = TestPeers.testPeersDir().resolve("drill").resolve("clients");
         return switch (client) {
             case "ts-sdk-2" -> List.of(TestPeers.node().toString(), clients.resolve("ts-app.mjs").toString(), "--sdk", "v2");
+            case "ts-sdk-2-2026" -> List.of(TestPeers.node().toString(), clients.resolve("ts-app.mjs").toString(),
+                    "--sdk", "v2", "--era", "2026");
             case "ts-sdk-1" -> List.of(TestPeers.node().toString(), clients.resolve("ts-app.mjs").toString(), "--sdk", "v1");
             case "conformance-example" -> List.of(TestPeers.node().toString(),
                     clients.resolve("conformance-example.mjs").toString());
@@ -102,7 +114,7 @@ class DrillRealClientsIT {
 
     private static Run drill(String client, Path json) throws Exception {
         List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(client), "--seed", "42",
-                "--report-json", json.toString(), "--show-client-output", "--"));
+                "--report-json", json.toString(), "--show-client-output", "--era", era(client), "--"));
         args.addAll(command(client));
         StringWriter err = new StringWriter();
         int exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
@@ -111,7 +123,7 @@ class DrillRealClientsIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"java-sdk", "ts-sdk-2", "ts-sdk-1", "conformance-example"})
+    @ValueSource(strings = {"java-sdk", "ts-sdk-2", "ts-sdk-1", "conformance-example", "ts-sdk-2-2026"})
     void aRealClientsScorecardIsStableAndEveryPassIsBackedByItsFault(String client) throws Exception {
         // The two runs at once: each has its own demo server and proxy, and the wall time halves.
         CompletableFuture<Run> second = CompletableFuture.supplyAsync(() -> {
@@ -130,7 +142,8 @@ class DrillRealClientsIT {
         Files.writeString(out.resolve(client + ".txt"), first.stderr(), StandardCharsets.UTF_8);
 
         String context = client + "\n" + first.stderr();
-        assertThat(first.verdicts().keySet()).as(context).containsExactlyElementsOf(RUNNABLE);
+        assertThat(first.verdicts().keySet()).as(context)
+                .containsExactlyElementsOf(era(client).equals("2026") ? RUNNABLE_2026 : RUNNABLE);
         assertThat(first.card().get("exit_code").asInt()).isEqualTo(first.exit());
         assertThat(again.verdicts()).as("the second run with the same seed\n" + again.stderr() + "\nthe first\n" + context)
                 .isEqualTo(first.verdicts());

@@ -62,6 +62,12 @@ final class DemoHandler implements McpSessionHandler {
 
     static final String LOG_PREFIX = "[" + DemoServer.NAME + "] ";
 
+    /** The -32022 error code: the version a sessionless request names is not one this server speaks. */
+    static final int UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+    private static final String INSTRUCTIONS = "This is the mcp-chaos built-in demo server. Its tools (echo, add, "
+            + "slow, large) give a proxy something predictable to inject faults into.";
+
     /**
      * Makes the nodes of every message; both hosts parse and write them with {@link JsonRpc}
      * (no ObjectMapper on the way to a spawned demo server's first answer).
@@ -73,6 +79,8 @@ final class DemoHandler implements McpSessionHandler {
     private final DemoTools tools;
     private final Executor toolExecutor;
     private final Consumer<JsonNode> unsolicited;
+    /** Whether this handler answers sessionless 2026-07-28 requests (no initialize, _meta on each). */
+    private final boolean sessionless;
 
     /**
      * @param log where diagnostics go (stderr in production)
@@ -81,6 +89,16 @@ final class DemoHandler implements McpSessionHandler {
      * @param unsolicited receives messages that belong to no request; must be thread-safe
      */
     DemoHandler(PrintStream log, String serverVersion, Executor toolExecutor, Consumer<JsonNode> unsolicited) {
+        this(log, serverVersion, toolExecutor, unsolicited, false);
+    }
+
+    /**
+     * @param sessionless whether it answers the sessionless 2026-07-28 revision: {@code server/discover},
+     *     the version in each request's {@code _meta} (else -32022), {@code resultType} on results
+     */
+    DemoHandler(PrintStream log, String serverVersion, Executor toolExecutor, Consumer<JsonNode> unsolicited,
+                boolean sessionless) {
+        this.sessionless = sessionless;
         this.log = requireNonNull(log, "log");
         this.serverVersion = requireNonNull(serverVersion, "serverVersion");
         this.toolExecutor = requireNonNull(toolExecutor, "toolExecutor");
@@ -173,6 +191,9 @@ final class DemoHandler implements McpSessionHandler {
             return done(error(id, INVALID_REQUEST, "Invalid Request: method must be a string"));
         }
         JsonNode params = message.get("params");
+        if (sessionless) {
+            return dispatchSessionless(id, method.textValue(), params, related);
+        }
         switch (method.textValue()) {
             case "initialize":
                 return done(result(id, initializeResult(params)));
@@ -188,6 +209,63 @@ final class DemoHandler implements McpSessionHandler {
             default:
                 return done(error(id, METHOD_NOT_FOUND, "Method not found: " + method.textValue()));
         }
+    }
+
+    /**
+     * A sessionless (2026-07-28) request: its {@code _meta} names the version it speaks, which
+     * must be one this server speaks (else -32022 with the versions it does, Versioning, "Protocol
+     * Version Negotiation"); results carry {@code resultType: "complete"}.
+     */
+    private CompletableFuture<JsonNode> dispatchSessionless(JsonNode id, String method, JsonNode params,
+                                                            Consumer<JsonNode> related) {
+        String requested = params == null ? null
+                : params.path("_meta").path(McpRevisions.PROTOCOL_VERSION_META).textValue();
+        if (requested == null) {
+            return done(error(id, INVALID_PARAMS, "Invalid params: _meta." + McpRevisions.PROTOCOL_VERSION_META
+                    + " is missing (every 2026-07-28 request names its version)"));
+        }
+        if (!McpRevisions.SESSIONLESS.contains(requested)) {
+            ObjectNode data = NODES.objectNode();
+            McpRevisions.SESSIONLESS.forEach(data.putArray("supported")::add);
+            data.put("requested", requested);
+            ObjectNode response = error(id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version");
+            ((ObjectNode) response.get("error")).set("data", data);
+            return done(response);
+        }
+        switch (method) {
+            case "server/discover":
+                ObjectNode discovered = NODES.objectNode();
+                McpRevisions.SESSIONLESS.forEach(discovered.putArray("supportedVersions")::add);
+                discovered.putObject("capabilities").putObject("tools").put("listChanged", false);
+                discovered.put("instructions", INSTRUCTIONS);
+                discovered.put("ttlMs", 0);
+                discovered.put("cacheScope", "private");
+                discovered.putObject("_meta").putObject("io.modelcontextprotocol/serverInfo")
+                        .put("name", DemoServer.NAME).put("version", serverVersion);
+                return done(complete(result(id, discovered)));
+            case "ping":
+                return done(complete(result(id, NODES.objectNode())));
+            case "tools/list":
+                // A list result of this revision says how long it may be cached: not at all, as the
+                // TypeScript SDK 2.4 server answers (its client refuses a list without them).
+                ObjectNode listed = NODES.objectNode().set("tools", tools.list());
+                listed.put("ttlMs", 0);
+                listed.put("cacheScope", "private");
+                return done(complete(result(id, listed)));
+            case "tools/call":
+                return callTool(id, params, related).thenApply(DemoHandler::complete);
+            default:
+                return done(error(id, METHOD_NOT_FOUND, "Method not found: " + method));
+        }
+    }
+
+    /** A result response with {@code resultType: "complete"}, as 2026-07-28 results carry; an error as it is. */
+    private static JsonNode complete(JsonNode response) {
+        JsonNode result = response.get("result");
+        if (result instanceof ObjectNode object && !object.has("resultType")) {
+            object.put("resultType", "complete");
+        }
+        return response;
     }
 
     /**
@@ -221,8 +299,7 @@ final class DemoHandler implements McpSessionHandler {
         capabilities.putObject("tools").put("listChanged", false);
         capabilities.putObject("logging");
         result.putObject("serverInfo").put("name", DemoServer.NAME).put("version", serverVersion);
-        result.put("instructions", "This is the mcp-chaos built-in demo server. Its tools (echo, add, slow, "
-                + "large) give a proxy something predictable to inject faults into.");
+        result.put("instructions", INSTRUCTIONS);
         return result;
     }
 

@@ -23,6 +23,7 @@ final class DemoHandlers implements McpSessionHandler.Factory {
     private final PrintStream log;
     private final String serverVersion;
     private final ExecutorService toolExecutor;
+    private final McpSessionHandler sessionless;
 
     /**
      * @param log where diagnostics go (stderr in production)
@@ -30,17 +31,33 @@ final class DemoHandlers implements McpSessionHandler.Factory {
      * @param toolThreadPrefix names the tool threads
      */
     DemoHandlers(PrintStream log, String serverVersion, String toolThreadPrefix) {
+        this(log, serverVersion, toolThreadPrefix, false);
+    }
+
+    /**
+     * @param stateless whether sessionless requests (2026-07-28) are served too, by one handler
+     *     shared by all of them (a dual-era server); if not, the host refuses them
+     */
+    DemoHandlers(PrintStream log, String serverVersion, String toolThreadPrefix, boolean stateless) {
         this.log = log;
         this.serverVersion = serverVersion;
         ThreadPoolExecutor executor = new ThreadPoolExecutor(MAX_TOOL_THREADS, MAX_TOOL_THREADS,
                 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads(toolThreadPrefix));
         executor.allowCoreThreadTimeOut(true);
         this.toolExecutor = executor;
+        this.sessionless = stateless ? new DemoHandler(log, serverVersion, toolExecutor, message -> {
+            // Sessionless: nothing belongs to no request (logging/setLevel is a legacy method).
+        }, true) : null;
     }
 
     @Override
     public McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited) {
         return new DemoHandler(log, serverVersion, toolExecutor, unsolicited);
+    }
+
+    @Override
+    public McpSessionHandler sessionless() {
+        return sessionless;
     }
 
     @Override

@@ -7,7 +7,9 @@ import dev.mcpchaos.rules.Rules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -32,7 +34,6 @@ public final class Catalogue {
 
     private static final String GOES_ON = "pass when, after the faulted message, a request of the client was "
             + "answered (the session went on)";
-    private static final String NO_2026 = "the 2026-07-28 era: the demo server speaks the 2025 revisions only so far";
 
     private static final List<Scenario> ALL = build();
 
@@ -51,16 +52,16 @@ public final class Catalogue {
 
     /**
      * What of {@code scenario} this version cannot run, for the "not built yet" column: the
-     * whole scenario with its reason, or the eras beyond the runner's reach (it drives HTTP and
-     * stdio in the 2025 era); empty when nothing is missing.
+     * whole scenario with its reason, or what is beyond the runner's reach (it drives HTTP and
+     * stdio in the 2025 era, HTTP only in the 2026-07-28 era); empty when nothing is missing.
      */
     public static String notBuiltYet(Scenario scenario) {
         if (!scenario.built()) {
             return scenario.notBuilt();
         }
         List<String> missing = new ArrayList<>();
-        if (scenario.eras().contains(Era.STATELESS)) {
-            missing.add("2026-07-28 era runs");
+        if (scenario.eras().contains(Era.STATELESS) && scenario.transports().contains(TransportKind.STDIO)) {
+            missing.add("the 2026-07-28 era over stdio");
         }
         return String.join(", ", missing);
     }
@@ -194,26 +195,70 @@ public final class Catalogue {
         s.add(notBuilt("get-stream-dropped", "the session's GET stream is dropped",
                 "opens it again (and resumes)", "basic/transports#listening-for-messages-from-the-server",
                 Level.SHOULD, HTTP, SESSIONS, resumption));
-        // 2026-07-28 era: stateless.
+        // 2026-07-28 era: stateless. The demo server serves that revision beside the 2025 ones (a
+        // dual-era server); sources are the 2026-07-28 pages (basic/transports/streamable-http,
+        // basic/versioning, basic/patterns/mrtr).
         s.add(notBuilt("stream-broken-reissue", "the response stream breaks", "re-issues the request with a new id",
-                "basic/transports (2026-07-28)", Level.MUST, HTTP, STATELESS, NO_2026));
+                "basic/transports/streamable-http (2026-07-28)", Level.MUST, HTTP, STATELESS,
+                "no such rule in the 2026-07-28 text: its Streamable HTTP page drops resumption (\"Resumable SSE "
+                        + "streams via Last-Event-ID are not supported\") and makes closing a response stream the "
+                        + "request's cancellation, but says nothing of re-issuing; the MUST that a retry is a new id is "
+                        + "Multi Round-Trip Requests' (input-required-loop grades it), and a broken answer in both eras "
+                        + "is stream-closed"));
         s.add(notBuilt("close-as-cancel", "the client closes the stream to cancel", "closes it, and sends nothing more "
-                + "for the request", "basic/utilities/cancellation (2026-07-28)", Level.SHOULD, HTTP, STATELESS, NO_2026));
+                        + "for the request", "basic/transports/streamable-http#cancellation (2026-07-28)", Level.SHOULD,
+                HTTP, STATELESS, "the client's own act, not a fault: the drill has no way to make a client want to "
+                        + "cancel, and the journal records messages, not a client closing its answer's stream"));
         s.add(notBuilt("listen-cut", "subscriptions/listen is cut", "subscribes again",
-                "basic/utilities/subscriptions (2026-07-28)", Level.SHOULD, HTTP, STATELESS, NO_2026));
-        s.add(notBuilt("input-required-loop", "input_required rounds never end, or requestState is tampered with",
-                "stops after a bound", "basic/utilities/input-required (2026-07-28)", Level.SHOULD, HTTP, STATELESS,
-                NO_2026 + "; needs the input_required fault"));
-        s.add(notBuilt("header-mismatch", "Mcp-Method / Mcp-Name do not match the body: -32020",
-                "reports it; does not retry the same request", "basic/transports#headers (2026-07-28)", Level.SHOULD,
-                HTTP, STATELESS, NO_2026 + "; needs the header-mismatch fault"));
-        s.add(notBuilt("version-negotiation", "the server answers -32022 (unsupported version)",
-                "negotiates a version both speak, or stops", "basic/lifecycle#version-negotiation (2026-07-28)",
-                Level.MUST, HTTP, STATELESS, NO_2026));
-        s.add(notBuilt("discover-unsupported", "server/discover is answered -32601 or 500",
-                "falls back (to initialize) or stops cleanly", "basic/lifecycle#discovery (2026-07-28)",
-                Level.SHOULD, HTTP, STATELESS, NO_2026));
+                "basic/patterns/subscriptions (2026-07-28)", Level.SHOULD, HTTP, STATELESS,
+                "the demo server does not serve subscriptions/listen (its tool list never changes), so there is no "
+                        + "listen stream to cut"));
+        s.add(new Scenario("input-required-loop", "every answer to tools/call of echo is one more input_required "
+                        + "round (requestState only): the rounds never end",
+                List.of(Rules.inputRequired("input-required-loop").onMethod("tools/call").onTool("echo")
+                        .onResponses()),
+                "retries each round under a new id, echoing requestState exactly, and stops after a bound of its own",
+                "basic/patterns/mrtr#client-requirements-basic-workflow (MUST: a new id, requestState echoed exactly; "
+                        + "the bound is the drill's: a server MAY ask on every attempt)", Level.SHOULD, HTTP, STATELESS,
+                "fail when a retry reuses an id or does not echo the round's requestState, when the client answers "
+                        + "more than " + StatelessGraders.MAX_INPUT_ROUNDS + " rounds, or is stopped at the timeout",
+                StatelessGraders.stopsInputRounds(), null));
+        s.add(new Scenario("header-mismatch", "the first tools/call is refused 400 with -32020 (HeaderMismatch: "
+                        + "Mcp-Name does not match the body)",
+                List.of(Rules.headerMismatch("header-mismatch", "Mcp-Name").onMethod("tools/call").onRequests()
+                        .times(1)),
+                "does not resend it blindly: reports it, or lists the tools again and then retries under a new id",
+                "basic/transports/streamable-http#client-behavior (SHOULD call tools/list, then retry; said of "
+                        + "Mcp-Param-* mismatches) and #server-validation (400, -32020)", Level.SHOULD, HTTP, STATELESS,
+                "fail when the refused call is sent again without a tools/list before it, or under its old id, or "
+                        + "the client hangs", StatelessGraders.handlesHeaderMismatch(), null));
+        s.add(new Scenario("version-negotiation", "the client's first request is answered -32022 (unsupported "
+                        + "version; supported: 2025-11-25)",
+                List.of(Rules.error("version-negotiation", -32022, "Unsupported protocol version")
+                        .param("data", unsupportedVersion())
+                        .onRequests().times(1)),
+                "picks a version from supported and retries (here: falls back to initialize), or surfaces the error",
+                "basic/versioning#protocol-version-negotiation (SHOULD)", Level.SHOULD, HTTP, STATELESS,
+                "fail when a later request names the refused version again, or the client hangs",
+                StatelessGraders.renegotiatesVersion(), null));
+        s.add(new Scenario("discover-unsupported", "server/discover is answered 500 (not a 2026-07-28 error)",
+                List.of(Rules.httpStatus("discover-unsupported", 500).onMethod("server/discover").onRequests()
+                        .times(1)),
+                "falls back to initialize, or surfaces the error and stops",
+                "basic/transports/streamable-http#backward-compatibility (SHOULD: fall back when the body is not a "
+                        + "recognized modern error); basic/versioning", Level.SHOULD, HTTP, STATELESS,
+                "fail when the client goes on with 2026-07-28 requests, or hangs; a client that never calls "
+                        + "server/discover (it MAY not) is not exercised", StatelessGraders.fallsBackFromDiscover(),
+                null));
         return Collections.unmodifiableList(s);
+    }
+
+    /** The {@code data} of version-negotiation's -32022, in the spec's order: {@code supported}, {@code requested}. */
+    private static Map<String, Object> unsupportedVersion() {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("supported", List.of("2025-11-25"));
+        data.put("requested", "2026-07-28");
+        return data;
     }
 
     private static Scenario built(String name, String fault, List<RuleDraft> rules, String resilient, String source,

@@ -55,7 +55,11 @@ import java.util.function.Consumer;
  * <p>A client in this JVM ({@link #inProcess}, what {@code McpChaosDrill} of mcp-chaos-junit
  * uses) is called with the proxy's MCP URL instead of being started, over HTTP.
  *
- * <p>This version drives the 2025 era (sessions); a scenario that needs more is reported
+ * <p>A drill runs the scenarios of one era ({@link #era}): the 2025 era (sessions) by default; the
+ * 2026-07-28 era (stateless) over HTTP only, with the demo server serving that revision too (a
+ * dual-era server, {@link DemoHttpServer#start(InetSocketAddress, Duration, boolean)}) and the
+ * journal keeping each message's text (the 2026 graders read {@code _meta} and
+ * {@code requestState} from it). A scenario that needs more is reported
  * {@link Outcome#NOT_BUILT not built}, one for another transport or era
  * {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
  */
@@ -64,7 +68,7 @@ public final class Drill {
     /** The transport a drill drives unless told {@link #stdio}. */
     public static final TransportKind TRANSPORT = TransportKind.HTTP;
 
-    /** The era this version drives. */
+    /** The era a drill drives unless told {@link #era}. */
     public static final Era ERA = Era.SESSIONS;
 
     /** The environment variable that names the scenario to the client, as in the conformance suite. */
@@ -81,6 +85,7 @@ public final class Drill {
     private Consumer<String> clientOutput = line -> { };
     private TransportKind transport = TRANSPORT;
     private List<String> cli;
+    private Era era = ERA;
 
     private Drill(List<String> command, InProcessClient inProcess) {
         this.command = List.copyOf(command);
@@ -176,6 +181,20 @@ public final class Drill {
         return this;
     }
 
+    /**
+     * The era whose scenarios run: {@link Era#SESSIONS} (the default) or {@link Era#STATELESS},
+     * the 2026-07-28 revision, which this version drives over HTTP only.
+     */
+    public Drill era(Era era) {
+        this.era = Objects.requireNonNull(era, "era");
+        return this;
+    }
+
+    /** The era this drill drives: {@link Era#SESSIONS} unless told {@link #era}. */
+    public Era era() {
+        return era;
+    }
+
     /** The transport this drill drives: {@link TransportKind#HTTP} unless told {@link #stdio}. */
     public TransportKind transport() {
         return transport;
@@ -183,10 +202,19 @@ public final class Drill {
 
     /** The scenarios that would run, in order. */
     public List<Scenario> selected() {
+        checkEra();
         if (scenarios == null) {
-            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(transport, ERA)).toList();
+            return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(transport, era)).toList();
         }
         return scenarios.stream().map(n -> Catalogue.find(n).orElseThrow()).toList();
+    }
+
+    /** Refuses what this version cannot drive: the 2026-07-28 era over stdio. */
+    private void checkEra() {
+        if (transport == TransportKind.STDIO && era == Era.STATELESS) {
+            throw new IllegalStateException("the 2026-07-28 era over stdio is not built yet (the stdio demo server "
+                    + "speaks the 2025 revisions only): drill it over HTTP");
+        }
     }
 
     /** Runs the client once per scenario and grades each run. */
@@ -208,6 +236,7 @@ public final class Drill {
     public Scorecard run(String scenario) {
         Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
                 + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
+        checkEra();
         Map<String, String> journals = new LinkedHashMap<>();
         Verdict verdict = run(s, journals);
         return new Scorecard(seed, List.of(verdict), journals);
@@ -219,10 +248,10 @@ public final class Drill {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_BUILT,
                     "not built yet: " + scenario.notBuilt(), List.of(), null, Duration.ZERO);
         }
-        if (!scenario.appliesTo(transport, ERA)) {
+        if (!scenario.appliesTo(transport, era)) {
             return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_APPLICABLE, "it applies to "
                     + Catalogue.transports(scenario) + " in the " + Catalogue.eras(scenario) + " era; this run is "
-                    + transport.name().toLowerCase(Locale.ROOT) + " in the " + ERA.label() + " era", List.of(), null,
+                    + transport.name().toLowerCase(Locale.ROOT) + " in the " + era.label() + " era", List.of(), null,
                     Duration.ZERO);
         }
         try {
@@ -239,9 +268,11 @@ public final class Drill {
     private Verdict runHttp(Scenario scenario, Map<String, String> journals)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
-        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        boolean stateless = era == Era.STATELESS;
+        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                McpHttpHost.DEFAULT_KEEP_ALIVE, stateless);
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
-                     .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
+                     .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).journalContent(stateless).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());

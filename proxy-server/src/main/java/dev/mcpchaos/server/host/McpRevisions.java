@@ -14,6 +14,12 @@ public final class McpRevisions {
     /** The first revision without sessions: its requests carry no {@code Mcp-Session-Id}. */
     public static final String FIRST_SESSIONLESS = "2026-07-28";
 
+    /** The sessionless revisions a host may speak, oldest first. */
+    public static final List<String> SESSIONLESS = List.of(FIRST_SESSIONLESS);
+
+    /** The {@code _meta} key of a sessionless request that names its protocol version. */
+    public static final String PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+
     private McpRevisions() {
     }
 

@@ -598,5 +598,38 @@ class FaultMatrixTest {
                      HTTP_SESSIONLESS_POST -> Expect.refused(s, String.format(STDIO_ONLY, "crash"));
             };
         });
+
+        row("input_required", "request_state: round-2", s -> {
+            Expect request = Expect.of(s).injects("input_required",
+                    "answered with an input_required round \\(requestState round-2\\); not forwarded");
+            Expect response = Expect.of(s).injects("input_required",
+                    "result replaced by an input_required round \\(requestState round-2\\)");
+            String round = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\","
+                    + "\"requestState\":\"round-2\"}}";
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST -> request.lines(round, W_RESULT).server(W_CALL);
+                case STDIO_SERVER_RESPONSE -> response.lines(round, W_RESULT);
+                case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> request.answer("target", json(round))
+                        .upstream(W_CALL, PING);
+                case HTTP_JSON_ANSWER -> response.answer("target", json(round));
+                case HTTP_SSE_FINAL -> response.answer("target", sse(CLEAN, PRIMING_T, ev("t-1", round)));
+                // Only a tools/call (prompts/get, resources/read) and its answer: not picked.
+                case STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST, HTTP_SSE_MID, HTTP_GET_EVENT -> Expect.of(s);
+            };
+        });
+
+        row("header_mismatch", "header: Mcp-Name", s -> {
+            Expect e = Expect.of(s).injects("header_mismatch", "answered HTTP 400 with -32020 \\(Mcp-Name\\)");
+            Expect.Answer refused = status(400, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":"
+                    + "{\"code\":-32020,\"message\":\"Header mismatch: the Mcp-Name header does not match the "
+                    + "request body (injected by mcp-chaos)\"}}", Map.of());
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "header_mismatch"));
+                case HTTP_POST_REQUEST, HTTP_SESSIONLESS_POST -> e.answer("target", refused).upstream(W_CALL, PING);
+                // Only requests: an answer or an event is not picked.
+                case HTTP_JSON_ANSWER, HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_GET_EVENT -> Expect.of(s);
+            };
+        });
     }
 }
