@@ -16,6 +16,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=bench/lib/nginx.sh
 . "$root/bench/lib/nginx.sh"
+# shellcheck source=bench/lib/haproxy.sh
+. "$root/bench/lib/haproxy.sh"
 jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 bench_jar="$root/benchmarks/target/benchmarks.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
@@ -37,35 +39,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
-if [ ! -x "$HAPROXY" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "installing haproxy (apt-get install haproxy) ..." >&2
-  apt-get install -y -q haproxy >"$work/apt.log" 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q haproxy >"$work/apt.log" 2>&1) || true
-fi
+HAPROXY=$(haproxy_bin)
 have_haproxy=false
-[ -x "$HAPROXY" ] && have_haproxy=true
+[ -n "$HAPROXY" ] && have_haproxy=true
 
 body='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"pong"}],"isError":false}}'
 nginx_upstream_conf "$work" "$work/upstream.pid" "$UPSTREAM_PORT" "$body" > "$work/upstream.conf"
 nginx_proxy_conf "$THREADS" "$work" "$NGINX_PROXY_PORT" "$UPSTREAM_PORT" > "$work/nginx-proxy.conf"
-cat > "$work/haproxy.cfg" <<CONF
-global
-  nbthread $THREADS
-  pidfile $work/haproxy.pid
-  maxconn 5000
-defaults
-  mode http
-  option http-keep-alive
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-frontend mcp
-  bind 127.0.0.1:$HAPROXY_PORT
-  default_backend upstream
-backend upstream
-  http-reuse always
-  server up 127.0.0.1:$UPSTREAM_PORT
-CONF
+haproxy_conf "$THREADS" "$work" "$HAPROXY_PORT" "$UPSTREAM_PORT" > "$work/haproxy.cfg"
 
 "$NGINX" -c "$work/upstream.conf"
 "$NGINX" -c "$work/nginx-proxy.conf"

@@ -3,20 +3,25 @@
 # `mcp-chaos http` (no rules) and through nginx as a reverse proxy (upstream keep-alive), side by
 # side in one run; mcp-chaos also as the CLI runs by default (control endpoint on, so metrics
 # count and time every request and response, which are framed and sniffed). The upstream is nginx answering every POST /mcp with a fixed JSON-RPC result,
-# so the proxies, not the upstream, are what is measured. Both proxies get THREADS threads
-# (default: the cores): event loops for mcp-chaos, worker_processes for nginx. Besides wrk's
+# so the proxies, not the upstream, are what is measured. HAProxy (Debian's haproxy, installed with
+# apt-get when missing and running as root) is a second anchor beside nginx, its upstream kept
+# alive too (bench/lib/haproxy.sh); its rows are left out when it cannot be had. Every proxy gets
+# THREADS threads (default: the cores): event loops for mcp-chaos, worker_processes for nginx,
+# nbthread for haproxy. Besides wrk's
 # figures, the CPU time each proxy used per request is printed (from /proc), which the load of
 # other processes on the machine changes less than the rates. A second round sends
 # "Connection: close" (a new client connection per request), as clients without keep-alive do.
 # The load generator is wrk (Debian package). Everything on 127.0.0.1; each case runs DURATION
 # after WARMUP (mcp-chaos: its JIT compiler is still at work for the first seconds).
-# Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven.
+# Needs: nginx, wrk (apt-get install nginx-light wrk), a JDK and Maven; haproxy for its rows.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=bench/lib/nginx.sh
 . "$root/bench/lib/nginx.sh"
 # shellcheck source=bench/lib/wrk.sh
 . "$root/bench/lib/wrk.sh"
+# shellcheck source=bench/lib/haproxy.sh
+. "$root/bench/lib/haproxy.sh"
 jar="$root/mcp-chaos-cli/target/mcp-chaos.jar"
 [ -f "$jar" ] || (cd "$root" && mvn -B -q -DskipTests package -pl mcp-chaos-cli -am)
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
@@ -45,6 +50,7 @@ SIDECAR_JVM_OPTS=${SIDECAR_JVM_OPTS:--XX:+UseSerialGC -XX:MaxRAM=256m -XX:MaxRAM
 # other rows are on epoll, the default. Each row's transport is printed with it.
 SIDECAR_URING_PROXY_PORT=${SIDECAR_URING_PROXY_PORT:-19187}
 SIDECAR_URING_CONTROL_PORT=${SIDECAR_URING_CONTROL_PORT:-19188}
+HAPROXY_PORT=${HAPROXY_PORT:-19189}
 
 work="$(mktemp -d)"
 cleanup() {
@@ -54,6 +60,7 @@ cleanup() {
   [ -n "${sidecar_uring_proxy_pid:-}" ] && kill "$sidecar_uring_proxy_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -f "$work/nginx-proxy.pid" ] && kill "$(cat "$work/nginx-proxy.pid")" 2>/dev/null || true
+  [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -63,6 +70,13 @@ nginx_upstream_conf "$work" "$work/nginx.pid" "$UPSTREAM_PORT" "$body" > "$work/
 nginx_proxy_conf "$THREADS" "$work" "$NGINX_PROXY_PORT" "$UPSTREAM_PORT" > "$work/nginx-proxy.conf"
 "$NGINX" -c "$work/nginx.conf"
 "$NGINX" -c "$work/nginx-proxy.conf"
+HAPROXY=$(haproxy_bin)
+if [ -n "$HAPROXY" ]; then
+  haproxy_conf "$THREADS" "$work" "$HAPROXY_PORT" "$UPSTREAM_PORT" > "$work/haproxy.cfg"
+  "$HAPROXY" -f "$work/haproxy.cfg" -D
+else
+  echo "haproxy: not installed and could not be installed; its rows are left out"
+fi
 
 java ${MCP_CHAOS_JAVA_OPTS:-} -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --control off \
   --listen 127.0.0.1:$PROXY_PORT \
@@ -145,6 +159,8 @@ if [ -n "$sidecar_uring_proxy_pid" ]; then
 fi
 # shellcheck disable=SC2086
 run nginx-proxy "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
+# One process with nbthread threads: its own CPU time is all of haproxy's.
+[ -n "$HAPROXY" ] && run haproxy "http://127.0.0.1:$HAPROXY_PORT/mcp" "$(cat "$work/haproxy.pid")"
 python3 - "$work" <<'PY'
 import sys
 rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
@@ -152,6 +168,7 @@ d, p, m, n = rps("direct"), rps("mcp-chaos"), rps("mcp-chaos+metrics"), rps("ngi
 import os
 s = rps("sidecar-jvm")
 u = f"   sidecar-io_uring/nginx-proxy: {rps('sidecar-io_uring') / n:.2f}" if os.path.exists(f"{sys.argv[1]}/sidecar-io_uring.rps") else ""
+u += f"   haproxy/nginx-proxy: {rps('haproxy') / n:.2f}" if os.path.exists(f"{sys.argv[1]}/haproxy.rps") else ""
 print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}"
       f"   mcp-chaos+metrics/nginx-proxy: {m / n:.2f}   sidecar-jvm/nginx-proxy: {s / n:.2f}{u}")
 PY
@@ -162,3 +179,6 @@ wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post-close.lua" "http://127.0.0.1
 SCRIPT="$work/post-close.lua" run mcp-chaos-close "http://127.0.0.1:$PROXY_PORT/mcp" "$proxy_pid"
 # shellcheck disable=SC2086
 SCRIPT="$work/post-close.lua" run nginx-close "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
+if [ -n "$HAPROXY" ]; then
+  SCRIPT="$work/post-close.lua" run haproxy-close "http://127.0.0.1:$HAPROXY_PORT/mcp" "$(cat "$work/haproxy.pid")"
+fi
