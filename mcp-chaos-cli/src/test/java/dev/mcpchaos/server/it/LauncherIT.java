@@ -179,6 +179,25 @@ class LauncherIT {
         assertThat(launcher).doesNotContain("-jar \"$jar\"");
     }
 
+    /**
+     * Issue #34: the archive is mapped at the address it was made for, not moved to a random one
+     * with every pointer in it patched (JDK 20's default, and Debian's JDK 17's), which cost each
+     * start 25-35 ms of CPU; a user who wants the randomization back sets it in MCP_CHAOS_JAVA_OPTS.
+     */
+    @Test
+    void theArchiveIsMappedWhereItWasMadeUnlessTheUserAsksOtherwise() throws Exception {
+        assertThat(launch(Map.of()).exitCode).isZero();
+        Run run = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:cds=info:stderr"));
+        assertThat(run.exitCode).isZero();
+        assertThat(run.stdout).isEqualTo(INITIALIZE);
+        assertThat(run.stderr).contains("Opened archive " + archive + ".", "Mapped static  region #0")
+                .doesNotContain("always map archive(s) at an alternative address");
+        Run moved = launch(Map.of("MCP_CHAOS_JAVA_OPTS", "-Xlog:cds=info:stderr -XX:ArchiveRelocationMode=1"));
+        assertThat(moved.exitCode).isZero();
+        assertThat(moved.stdout).isEqualTo(INITIALIZE);
+        assertThat(moved.stderr).contains("always map archive(s) at an alternative address");
+    }
+
     @Test
     void mcpChaosCdsOffRunsWithoutAnArchive() throws Exception {
         Run run = launch(Map.of("MCP_CHAOS_CDS", "off"));
