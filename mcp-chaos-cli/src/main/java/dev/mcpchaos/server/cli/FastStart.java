@@ -1,13 +1,8 @@
 package dev.mcpchaos.server.cli;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.BufferedReader;
 import java.lang.reflect.Field;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -19,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * Runs {@code stdio} and {@code replay} without picocli when their command line is a plain one.
@@ -29,8 +22,14 @@ import java.util.regex.Pattern;
  * picocli's start-up (its own initialisation and the reflection over a command's annotations)
  * was 110-150 ms of a cold {@code replay}'s 500 ms to its first answer. The options are still
  * declared once, with picocli's annotations: at build time {@link FastStartTable} writes picocli's
- * model of these commands (names, arity, the field each sets, default) into a resource, and this
- * class reads it, fills the same command object picocli would, and calls it.
+ * model of these commands (names, arity, the field each sets, default) into a table, the constant
+ * of a class of its own ({@value #TABLE_CLASS}), and this class reads it, fills the same command
+ * object picocli would, and calls it.
+ *
+ * <p>Everything here runs before a stdio proxy starts its server, so it links no lambda, stream
+ * or regular expression of its own (each is linked on first use, which cost milliseconds cold),
+ * and the table is a class, which comes from the class-data archive with the others: as a
+ * resource it was read from the jar, whose index of 11,000 entries took 20-50 ms to read.
  *
  * <p>It takes only what it is sure of: known long options as {@code --name value} or
  * {@code --name=value}, known short ones as {@code -e value}, flags, values that do not begin
@@ -43,15 +42,16 @@ import java.util.regex.Pattern;
  */
 final class FastStart {
 
-    /** The resource {@link FastStartTable} writes at build time. */
-    static final String TABLE = "/dev/mcpchaos/server/cli/fast-start.tsv";
+    /** The class {@link FastStartTable} writes at build time, whose constant {@value #TABLE_FIELD} is the table. */
+    static final String TABLE_CLASS = "dev.mcpchaos.server.cli.FastStartData";
+    /** The name of the table's constant in {@link #TABLE_CLASS}. */
+    static final String TABLE_FIELD = "TEXT";
 
-    /** The commands this takes, with how to make each. */
-    static final Map<String, Supplier<Callable<Integer>>> COMMANDS = Map.of(
-            "stdio", StdioCommand::new,
-            "replay", ReplayCommand::new);
+    /** The commands this takes, in the table's order. */
+    static final List<String> COMMANDS = List.of("replay", "stdio");
 
-    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,18}");
+    /** The longest decimal number taken (one more digit may not fit a long: picocli's business). */
+    private static final int MAX_DIGITS = 18;
 
     /** One option or positional parameter of a command, as the table gives it. */
     record Arg(String command, Kind kind, List<String> names, List<String> path, String arity, boolean multiValue,
@@ -74,15 +74,32 @@ final class FastStart {
      * declines (the caller then runs picocli).
      */
     static Callable<Integer> parse(String[] args, Map<String, String> env) {
-        if (args.length == 0 || !COMMANDS.containsKey(args[0])) {
+        if (args.length == 0 || !COMMANDS.contains(args[0])) {
             return null;
         }
         List<Arg> spec = table().get(args[0]);
-        if (spec == null || spec.stream().anyMatch(a -> a.kind() == Kind.UNSUPPORTED)) {
+        if (spec == null) {
             return null;
         }
-        Callable<Integer> command = COMMANDS.get(args[0]).get();
+        for (Arg arg : spec) {
+            if (arg.kind() == Kind.UNSUPPORTED) {
+                return null;
+            }
+        }
+        Callable<Integer> command = newCommand(args[0]);
         return fill(command, spec, args, env) ? command : null;
+    }
+
+    /** A new, unfilled command object for {@code name}, one of {@link #COMMANDS}. */
+    static Callable<Integer> newCommand(String name) {
+        switch (name) {
+            case "stdio":
+                return new StdioCommand();
+            case "replay":
+                return new ReplayCommand();
+            default:
+                throw new IllegalArgumentException("command: " + name + " (expected: one of " + COMMANDS + ")");
+        }
     }
 
     /**
@@ -113,7 +130,9 @@ final class FastStart {
             if (arg.kind() == Kind.POSITIONAL) {
                 positional = arg;
             }
-            arg.names().forEach(name -> byName.put(name, arg));
+            for (String name : arg.names()) {
+                byName.put(name, arg);
+            }
             String variable = variables && arg.kind() == Kind.OPTION
                     ? EnvironmentDefaults.variableOf(arg.command(), longest(arg)) : null;
             if (variable != null && env.get(variable) != null && !env.get(variable).isEmpty()) {
@@ -158,7 +177,11 @@ final class FastStart {
                 if (given.containsKey(arg) && !arg.multiValue()) {
                     return false; // picocli refuses a single-valued option given twice
                 }
-                List<String> values = given.computeIfAbsent(arg, a -> new ArrayList<>());
+                List<String> values = given.get(arg);
+                if (values == null) {
+                    values = new ArrayList<>();
+                    given.put(arg, values);
+                }
                 if (!arg.takesValue()) {
                     if (inline != null) {
                         return false;
@@ -295,7 +318,7 @@ final class FastStart {
         if (type == boolean.class || type == Boolean.class) {
             return value.equals("true") ? Boolean.TRUE : null;
         }
-        if (DECIMAL.matcher(value).matches()) {
+        if (isDecimal(value)) {
             if (type == Long.class || type == long.class) {
                 return Long.valueOf(value);
             }
@@ -304,6 +327,22 @@ final class FastStart {
             }
         }
         return null;
+    }
+
+    /** Whether {@code value} is an optional minus and 1 to {@value #MAX_DIGITS} ASCII digits. */
+    private static boolean isDecimal(String value) {
+        int start = value.startsWith("-") ? 1 : 0;
+        int digits = value.length() - start;
+        if (digits < 1 || digits > MAX_DIGITS) {
+            return false;
+        }
+        for (int i = start; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The table, read once. */
@@ -317,30 +356,67 @@ final class FastStart {
     }
 
     private static Map<String, List<Arg>> readTable() {
+        String text = tableText();
+        return text == null ? Map.of() : parseTable(text);
+    }
+
+    /**
+     * The table's text from {@link #TABLE_CLASS}, or null for a build without it (an IDE's, which
+     * does not run {@link FastStartTable}): then picocli does it all.
+     */
+    static String tableText() {
+        try {
+            Class<?> data = Class.forName(TABLE_CLASS, true, FastStart.class.getClassLoader());
+            return (String) data.getDeclaredField(TABLE_FIELD).get(null);
+        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
+            return null;
+        }
+    }
+
+    /** The table's lines by command; empty (so nothing is taken) when a line is not as written. */
+    static Map<String, List<Arg>> parseTable(String text) {
         Map<String, List<Arg>> commands = new HashMap<>();
-        try (InputStream in = FastStart.class.getResourceAsStream(TABLE)) {
-            if (in == null) {
-                return Map.of(); // a build without the table (an IDE's): picocli does it all
+        Set<String> seen = new HashSet<>();
+        int start = 0;
+        while (start < text.length()) {
+            int end = text.indexOf('\n', start);
+            if (end < 0) {
+                end = text.length();
             }
-            BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            Set<String> seen = new HashSet<>();
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (line.isEmpty() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] cells = line.split("\t", -1);
-                if (cells.length != 7 || !seen.add(line)) {
-                    return Map.of();
-                }
-                Arg arg = new Arg(cells[0], Kind.valueOf(cells[1]),
-                        cells[2].isEmpty() ? List.of() : List.of(cells[2].split(",")),
-                        List.of(cells[3].split("\\.")), cells[4], Boolean.parseBoolean(cells[5]),
-                        cells[6].startsWith("=") ? cells[6].substring(1) : null);
-                commands.computeIfAbsent(arg.command(), c -> new ArrayList<>()).add(arg);
+            String line = text.substring(start, end);
+            start = end + 1;
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
             }
-        } catch (IOException | IllegalArgumentException e) {
-            return Map.of();
+            String[] cells = line.split("\t", -1);
+            if (cells.length != 7 || !seen.add(line)) {
+                return Map.of();
+            }
+            Kind kind = kind(cells[1]);
+            if (kind == null) {
+                return Map.of();
+            }
+            Arg arg = new Arg(cells[0], kind,
+                    cells[2].isEmpty() ? List.of() : List.of(cells[2].split(",")),
+                    List.of(cells[3].split("\\.")), cells[4], Boolean.parseBoolean(cells[5]),
+                    cells[6].startsWith("=") ? cells[6].substring(1) : null);
+            List<Arg> args = commands.get(arg.command());
+            if (args == null) {
+                args = new ArrayList<>();
+                commands.put(arg.command(), args);
+            }
+            args.add(arg);
         }
         return commands;
+    }
+
+    /** The kind named {@code name}, or null (not {@link Kind#valueOf}, which goes through reflection). */
+    private static Kind kind(String name) {
+        for (Kind kind : Kind.values()) {
+            if (kind.name().equals(name)) {
+                return kind;
+            }
+        }
+        return null;
     }
 }

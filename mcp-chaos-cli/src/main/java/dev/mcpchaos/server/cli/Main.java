@@ -23,11 +23,19 @@ import java.util.function.Supplier;
 public final class Main implements Runnable {
 
     /**
-     * The subcommands, by the name each one's {@code @Command} gives. Made only when needed: picocli
-     * builds a command's model by reflection, and building all of them cost a stdio proxy about
-     * 0.1 s of start-up, in front of every MCP client's first message.
+     * The subcommands, by the name each one's {@code @Command} gives. Each is made only when needed:
+     * picocli builds a command's model by reflection, and building all of them cost a stdio proxy
+     * about 0.1 s of start-up, in front of every MCP client's first message. The table itself is
+     * made on first use too (a class of its own, not {@code Main}'s initialization): a command line
+     * {@link FastStart} takes never needs it, and linking its thirteen constructor references, each
+     * loading its command's class, came before a stdio proxy's server was started.
      */
-    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+    static final class Subcommands {
+        static final Map<String, Supplier<Object>> ALL = subcommands();
+
+        private Subcommands() {
+        }
+    }
 
     private static Map<String, Supplier<Object>> subcommands() {
         Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
@@ -102,11 +110,11 @@ public final class Main implements Runnable {
     /** {@link #commandLine(String...)}, with the options of http and stdio taken from {@code env} too. */
     static CommandLine commandLine(Map<String, String> env, String... args) {
         CommandLine cli = new CommandLine(new Main());
-        Supplier<Object> named = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
+        Supplier<Object> named = args.length > 0 ? Subcommands.ALL.get(args[0]) : null;
         if (named != null) {
             cli.addSubcommand(named.get());
         } else {
-            SUBCOMMANDS.values().forEach(command -> cli.addSubcommand(command.get()));
+            Subcommands.ALL.values().forEach(command -> cli.addSubcommand(command.get()));
             cli.addSubcommand(new CommandLine.HelpCommand());
         }
         // After the subcommands: picocli hands the provider to those there now.
@@ -153,7 +161,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: " + String.join(", ", SUBCOMMANDS.keySet()));
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is needed: " + String.join(", ", Subcommands.ALL.keySet()));
     }
 
     /** The version from the build. */

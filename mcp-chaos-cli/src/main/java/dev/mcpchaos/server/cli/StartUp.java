@@ -51,7 +51,9 @@ final class StartUp {
         }
         StartUp startUp = new StartUp();
         if (args.length > 0 && PROXY_COMMANDS.contains(args[0])) {
-            Thread warmUp = new Thread(startUp::warmUp, "mcp-chaos-warm-up");
+            // A Runnable of its own, not a method reference: nothing on the way to a stdio proxy's
+            // spawn links a lambda that it can do without (each is linked on first use).
+            Thread warmUp = new Thread(startUp.new WarmUp(), "mcp-chaos-warm-up");
             warmUp.setDaemon(true); // never keeps the JVM up, whatever the command does
             warmUp.start();
         } else {
@@ -70,6 +72,14 @@ final class StartUp {
             loggingReady.await(LOGGING_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The warm-up thread's work: {@link #warmUp()}. */
+    private final class WarmUp implements Runnable {
+        @Override
+        public void run() {
+            warmUp();
         }
     }
 

@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -227,17 +228,26 @@ final class StdioCommand implements Callable<Integer> {
         return dir;
     }
 
-    /** Passes TERM and INT on to the server, holding those that come before it started. */
-    private static final class SignalRelay {
+    /**
+     * Passes TERM and INT on to the server, holding those that come before it started. A handler
+     * of its own, not a lambda: installed before the server is started, where nothing links a
+     * lambda it can do without.
+     */
+    private static final class SignalRelay implements SignalHandler {
         private McpChaosProxy.Running proxy;
         private final List<String> early = new ArrayList<>();
 
         void install(String name) {
             try {
-                Signal.handle(new Signal(name), signal -> onSignal(name));
+                Signal.handle(new Signal(name), this);
             } catch (IllegalArgumentException e) {
                 // The platform has no such signal, or the JVM reserves it: leave its default.
             }
+        }
+
+        @Override
+        public void handle(Signal signal) {
+            onSignal(signal.getName()); // the name it was made with: TERM or INT
         }
 
         private synchronized void onSignal(String name) {

@@ -21,11 +21,15 @@ public final class StderrLayout extends LayoutBase<ILoggingEvent> {
 
     private static final long MILLIS_PER_DAY = 24L * 60 * 60 * 1000;
 
-    private final TimeZone zone;
+    /**
+     * The time zone, looked up on the first line: reading the JDK's time-zone data (tens of ms
+     * cold) was the larger part of setting logging up, which a stdio proxy waits for before it
+     * starts its server; a quiet run may never log a line.
+     */
+    private volatile TimeZone zone;
 
     /** A layout in this JVM's time zone. */
     public StderrLayout() {
-        this(TimeZone.getDefault());
     }
 
     /** A layout in {@code zone} (for tests). */
@@ -53,6 +57,11 @@ public final class StderrLayout extends LayoutBase<ILoggingEvent> {
     }
 
     private void appendTime(StringBuilder line, long epochMillis) {
+        TimeZone zone = this.zone;
+        if (zone == null) {
+            zone = TimeZone.getDefault(); // two threads may both look it up: the same zone
+            this.zone = zone;
+        }
         long local = epochMillis + zone.getOffset(epochMillis);
         long ofDay = Math.floorMod(local, MILLIS_PER_DAY);
         twoDigits(line, ofDay / 3_600_000).append(':');

@@ -11,6 +11,12 @@ import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import ch.qos.logback.core.status.NopStatusListener;
 
+import java.io.File;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Path;
+import java.security.CodeSource;
+
 /**
  * The proxy's logging, set up in code (found by logback through {@code ServiceLoader}): every line
  * to stderr, because in stdio mode stdout carries the protocol; INFO, or the level in the
@@ -37,8 +43,7 @@ public final class StderrLogging extends ContextAwareBase implements Configurato
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        if (System.getProperty("logback.configurationFile") != null
-                || StderrLogging.class.getClassLoader().getResource("logback-test.xml") != null) {
+        if (System.getProperty("logback.configurationFile") != null || testConfigurationOnClassPath()) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
         // Logback prints its own status on stdout when something goes wrong: never in stdio mode.
@@ -65,5 +70,33 @@ public final class StderrLogging extends ContextAwareBase implements Configurato
         root.addAppender(stderr);
         context.getLogger("io.netty").setLevel(Level.WARN);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /**
+     * Whether a {@code logback-test.xml} is on the class path. Not looked up when the class path is
+     * the jar this class came from and nothing else, as the launcher runs it: the build makes that
+     * jar without one (its shade filter), and the lookup read the index of the jar's 11,000
+     * entries, 20-50 ms before a stdio proxy's logging was ready, the only read of the jar in a
+     * run whose classes come from the class-data archive.
+     */
+    private static boolean testConfigurationOnClassPath() {
+        CodeSource source = StderrLogging.class.getProtectionDomain().getCodeSource();
+        if (isOnlyEntry(System.getProperty("java.class.path"), source == null ? null : source.getLocation())) {
+            return false;
+        }
+        return StderrLogging.class.getClassLoader().getResource("logback-test.xml") != null;
+    }
+
+    /** Whether {@code classPath} is one jar, the file at {@code location}. */
+    static boolean isOnlyEntry(String classPath, URL location) {
+        if (classPath == null || !classPath.endsWith(".jar") || classPath.indexOf(File.pathSeparatorChar) >= 0
+                || location == null || !"file".equals(location.getProtocol())) {
+            return false;
+        }
+        try {
+            return Path.of(location.toURI()).normalize().equals(Path.of(classPath).toAbsolutePath().normalize());
+        } catch (URISyntaxException | IllegalArgumentException e) { // InvalidPathException among them
+            return false;
+        }
     }
 }

@@ -32,9 +32,9 @@ class FastStartTest {
 
     @Test
     void theTableListsEveryOptionPicocliKnowsAndNoneItCannotSet() {
-        for (String command : FastStart.COMMANDS.keySet()) {
+        for (String command : FastStart.COMMANDS) {
             List<FastStart.Arg> table = FastStart.table().get(command);
-            assertNotNull(table, "no table for " + command + " (is fast-start.tsv built?)");
+            assertNotNull(table, "no table for " + command + " (is FastStartData built?)");
             Set<String> fromTable = new TreeSet<>();
             table.forEach(arg -> fromTable.addAll(arg.names()));
             Set<String> fromPicocli = new TreeSet<>();
@@ -43,7 +43,7 @@ class FastStartTest {
             assertEquals(fromPicocli, fromTable, command);
             assertTrue(table.stream().noneMatch(arg -> arg.kind() == FastStart.Kind.UNSUPPORTED),
                     command + ": an option FastStart cannot set makes every " + command + " start through picocli");
-            assertEquals(FastStartTable.table(), tableText(), "fast-start.tsv is stale: rebuild");
+            assertEquals(FastStartTable.table(), FastStart.tableText(), "FastStartData is stale: rebuild");
         }
     }
 
@@ -107,6 +107,26 @@ class FastStartTest {
         assertNotNull(FastStart.parse(new String[] {"replay", "a.ndjson", "--rules", "r.yaml"}, Map.of()));
     }
 
+    /** The table's class, as FastStartTable writes it: a class file the JVM defines, whose constant is the text. */
+    @Test
+    void theTablesClassHoldsTheTextAsItsConstant() throws Exception {
+        String text = "# a t\u00e4ble\nstdio\tOPTION\t--quiet\tchaos.quiet\t0\tfalse\t-\n\u0000 and \ud83d\ude00\n";
+        byte[] file = FastStartTable.constantClass("dev.mcpchaos.server.cli.TableProbe", "TEXT", text);
+        Class<?> defined = new ClassLoader(null) {
+            Class<?> define() {
+                return defineClass("dev.mcpchaos.server.cli.TableProbe", file, 0, file.length);
+            }
+        }.define();
+        Field constant = defined.getDeclaredField("TEXT");
+        assertEquals(Modifier.STATIC | Modifier.FINAL, constant.getModifiers());
+        constant.setAccessible(true);
+        assertEquals(text, constant.get(null));
+        assertEquals(0, defined.getDeclaredMethods().length);
+        // The build's own: the table FastStart reads is the one picocli's model gives.
+        assertEquals(FastStartTable.table(), FastStart.tableText());
+        assertEquals(FastStart.table(), FastStart.parseTable(FastStartTable.table()));
+    }
+
     @Test
     void anExceptionIsOneLineAndTheCodePicocliWouldGive() {
         assertEquals(OptionValueException.EXIT_CODE, FastStart.run(() -> {
@@ -121,7 +141,7 @@ class FastStartTest {
     /** A command line with every option of {@code command} the fast start takes, each with a value of its type. */
     private static List<String> everyOption(String command) {
         List<String> line = new ArrayList<>(List.of(command));
-        Object object = FastStart.COMMANDS.get(command).get();
+        Object object = FastStart.newCommand(command);
         List<String> positionals = new ArrayList<>();
         for (FastStart.Arg arg : FastStart.table().get(command)) {
             if (arg.kind() == FastStart.Kind.POSITIONAL) {
@@ -197,13 +217,5 @@ class FastStartTest {
             }
         }
         assertFalse(compared == 0 && expected.getClass().getDeclaredFields().length > 1, where + ": nothing compared");
-    }
-
-    private static String tableText() {
-        try (InputStream in = FastStart.class.getResourceAsStream(FastStart.TABLE)) {
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -12,7 +12,7 @@ class MainTest {
 
     @Test
     void eachSubcommandIsRegisteredUnderTheNameItsAnnotationGives() {
-        Main.SUBCOMMANDS.forEach((name, make) ->
+        Main.Subcommands.ALL.forEach((name, make) ->
                 assertThat(make.get().getClass().getAnnotation(CommandLine.Command.class).name()).isEqualTo(name));
     }
 
