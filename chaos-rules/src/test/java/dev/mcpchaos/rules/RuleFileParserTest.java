@@ -310,6 +310,10 @@ class RuleFileParserTest {
                 "  - {name: mutate, fault: {type: mutate, patch: [{op: test, path: '', value: {}}]}}",
                 "  - {name: id_mismatch, fault: {type: id_mismatch}}",
                 "  - {name: session_expire, match: {transport: http}, fault: {type: session_expire}}",
+                "  - {name: sse_retry, match: {transport: http}, fault: {type: sse_retry, retry: 3s}}",
+                "  - {name: resume_gap, match: {transport: http}, fault: {type: resume_gap}}",
+                "  - {name: resume_repeat, match: {transport: http}, fault: {type: resume_repeat}}",
+                "  - {name: get_stream_drop, match: {transport: http}, fault: {type: get_stream_drop}}",
                 "  - {name: crash, fault: {type: crash, signal: TERM}}",
                 "");
         RuleSet set = RuleSet.parse(yaml, "all.yaml");
