@@ -17,7 +17,12 @@
 //   no-timeout          waits for ever for every answer;
 //   ignore-retry-after  retries a 429/503 at once;
 //   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level;
-//                       over stdio, the same message written again).
+//                       over stdio, the same message written again);
+//   no-resume           never resumes an SSE stream that broke off (no GET with Last-Event-ID);
+//   ignore-retry        ignores the SSE retry: field (reconnects after the SDK's own first delay, 1 s).
+// Over HTTP it resumes a cut SSE stream (the SDK's own reconnection: a GET with Last-Event-ID,
+// after the retry: field's delay when the server sent one), and at the end it sets the log level
+// and waits for the demo server's log message on the GET stream (LOG_WAIT_MS, default 4000).
 // Prints one JSON line per step on stdout; exits 0 when it finished its steps.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -28,7 +33,7 @@ const serverCommand = stdioAt >= 0 ? args.slice(stdioAt + 1) : null;
 const url = stdioAt >= 0 ? null : args[args.length - 1];
 const flawAt = args.indexOf('--flaw');
 const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1] : 'none';
-const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id'];
+const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry'];
 if (!FLAWS.includes(flaw) || !(url || serverCommand?.length)) {
   process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] (URL | --stdio COMMAND...)\n`);
   process.exit(2);
@@ -41,6 +46,31 @@ const writeTimeout = flaw === 'no-timeout' ? timeout : Math.max(timeout, 4000);
 const print = line => process.stdout.write(JSON.stringify({ scenario: process.env.MCP_CONFORMANCE_SCENARIO, flaw, ...line }) + '\n');
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 let sessionGone = false;
+const LOG_WAIT = Number(process.env.LOG_WAIT_MS || 4000);
+// The SDK's own defaults, but for the no-resume flaw: no reconnection at all.
+const reconnectionOptions = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30000,
+  reconnectionDelayGrowFactor: 1.5, maxRetries: flaw === 'no-resume' ? 0 : 2 };
+
+/** The ignore-retry flaw: an SSE body with its retry: lines taken out, so the SDK never sees them. */
+function withoutRetryFields(response) {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = '';
+  const keep = lines => lines.filter(line => !line.startsWith('retry:')).map(line => line + '\n').join('');
+  const body = response.body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      pending += decoder.decode(chunk, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop();
+      const kept = keep(lines);
+      if (kept) controller.enqueue(encoder.encode(kept));
+    },
+    flush(controller) {
+      if (pending && !pending.startsWith('retry:')) controller.enqueue(encoder.encode(pending));
+    }
+  }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /** The HTTP layer: Retry-After (honoured, or not), 404 noticed, and the reuse-id flaw's resend. */
 async function drillFetch(input, init) {
@@ -74,6 +104,13 @@ async function drillFetch(input, init) {
   if (response.status === 404 && init?.method === 'POST') {
     sessionGone = true;
   }
+  if (init?.method === 'GET' || !init?.method) {
+    const lastEventId = new Headers(init?.headers).get('last-event-id');
+    print({ step: 'get', status: response.status, lastEventId });
+  }
+  if (flaw === 'ignore-retry' && response.body && response.headers.get('content-type')?.includes('text/event-stream')) {
+    return withoutRetryFields(response);
+  }
   return response;
 }
 
@@ -95,11 +132,14 @@ function resendSameId(transport) {
 }
 
 let client;
+let logged = false;
+let onLog = () => {};
 async function connect() {
   client = new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
+  client.setNotificationHandler('notifications/message', () => { logged = true; onLog(); });
   const transport = serverCommand
     ? new StdioClientTransport({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
-    : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
+    : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch, reconnectionOptions });
   const seen = serverCommand && flaw === 'reuse-id' ? resendSameId(transport) : null;
   // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
   await client.connect(transport, { timeout: Math.max(timeout, 10000) });
@@ -179,6 +219,19 @@ if (serverCommand) {
     print({ step: 'call-add-' + i, ok: text === expected, text, expected });
     if (text !== expected) mixedUp = true;
   });
+}
+// The server's log message comes on the GET stream (over HTTP): wait for it a while, so that a
+// stream dropped under it can be opened again (the SDK reconnects after a second).
+try {
+  await client.setLoggingLevel('info', { timeout });
+  print({ step: 'set-log-level', ok: true });
+  const received = logged || await new Promise(resolve => {
+    const timer = setTimeout(() => resolve(false), LOG_WAIT);
+    onLog = () => { clearTimeout(timer); resolve(true); };
+  });
+  print({ step: 'log-message', received });
+} catch (error) {
+  print({ step: 'set-log-level', error: failure(error) });
 }
 await client.close().catch(() => {});
 process.exit(mixedUp ? 1 : 0);

@@ -239,7 +239,9 @@ public final class Drill {
     private Verdict runHttp(Scenario scenario, Map<String, String> journals)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
-        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        // Priming events on: the SSE scenarios (#37) resume streams from them.
+        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .primingEvents(true);
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);

@@ -189,13 +189,13 @@ final class Graders {
         };
     }
 
-    private static Grader.Finding notExercised(Grader.Run run) {
+    static Grader.Finding notExercised(Grader.Run run) {
         return new Grader.Finding(Outcome.NOT_EXERCISED, "the fault never fired: no message the client exchanged "
                 + "matched the rules " + run.rules() + "; the client " + exit(run), List.of());
     }
 
     /** The entries any of the scenario's rules acted on that {@code also} accepts, oldest first. */
-    private static List<JournalEntry> hits(Grader.Run run, Predicate<JournalEntry> also) {
+    static List<JournalEntry> hits(Grader.Run run, Predicate<JournalEntry> also) {
         return run.journal().filter(e -> run.rules().stream().anyMatch(e::hadFault) && also.test(e));
     }
 
@@ -225,11 +225,11 @@ final class Graders {
         return e.faults().stream().map(JournalEntry.FaultAction::toString).reduce((a, b) -> a + ", " + b).orElse("");
     }
 
-    private static String exit(Grader.Run run) {
+    static String exit(Grader.Run run) {
         return run.clientExit() == null ? "was stopped at the timeout" : "exited " + run.clientExit();
     }
 
-    private static List<String> lines(JournalEntry... entries) {
+    static List<String> lines(JournalEntry... entries) {
         return lines(List.of(entries));
     }
 
