@@ -84,7 +84,7 @@ class SseScenariosTest {
     @Test
     void retryFieldPassesWhenTheResumptionWaitedAsLongAsRetrySaid() {
         add(0, C2S, MessageKind.REQUEST, 2L, "tools/call", null, null, true);
-        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 2500",
+        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 1500",
                 true);
         add(60, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null,
                 "retry-field-cut/disconnect/closed the client's side", false);
@@ -94,13 +94,13 @@ class SseScenariosTest {
         add(2570, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", "1-2", null, true);
         Grader.Finding pass = grade("retry-field");
         assertThat(pass.outcome()).isEqualTo(Outcome.PASS);
-        assertThat(pass.reason()).contains("said retry: 2500").contains("2.510s later");
+        assertThat(pass.reason()).contains("said retry: 1500").contains("2.510s later");
     }
 
     @Test
     void retryFieldFailsWhenTheClientReconnectedSooner() {
         add(0, C2S, MessageKind.REQUEST, 2L, "tools/call", null, null, true);
-        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 2500",
+        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 1500",
                 true);
         add(60, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null,
                 "retry-field-cut/disconnect/closed the client's side", false);
@@ -113,7 +113,7 @@ class SseScenariosTest {
     @Test
     void retryFieldIsNotExercisedWithoutTheCut() {
         add(0, C2S, MessageKind.REQUEST, 2L, "tools/call", null, null, true);
-        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 2500",
+        add(50, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null, "retry-field/sse_retry/retry: 1500",
                 true);
         assertThat(grade("retry-field").outcome()).isEqualTo(Outcome.NOT_EXERCISED);
     }
