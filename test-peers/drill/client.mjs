@@ -17,7 +17,13 @@
 //   no-timeout          waits for ever for every answer;
 //   ignore-retry-after  retries a 429/503 at once;
 //   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level;
-//                       over stdio, the same message written again).
+//                       over stdio, the same message written again);
+//   no-resume           never resumes an SSE stream that broke off (no GET with Last-Event-ID);
+//   ignore-retry        ignores the SSE retry: field (reconnects after its own first delay, 250 ms).
+// Over HTTP it resumes a cut SSE stream (the SDK's own reconnection: a GET with Last-Event-ID,
+// after 250 ms, or after the retry: field's delay when the server sent one), and at the end it
+// sets the log level and waits for the demo server's log message on the GET stream (LOG_WAIT_MS,
+// default 4000).
 // --era 2026 (before the URL; HTTP only) speaks the stateless 2026-07-28 revision too: the SDK's
 // version negotiation in 'auto' mode (server/discover first; a server that is not 2026-07-28 is
 // spoken to in the 2025 revisions, with initialize), and these on top, well behaved:
@@ -43,7 +49,7 @@ const flawAt = args.indexOf('--flaw');
 const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1] : 'none';
 const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
-const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id',
+const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
   'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover'];
 if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
     || !(url || serverCommand?.length)) {
@@ -59,6 +65,32 @@ const writeTimeout = flaw === 'no-timeout' ? timeout : Math.max(timeout, 4000);
 const print = line => process.stdout.write(JSON.stringify({ scenario: process.env.MCP_CONFORMANCE_SCENARIO, flaw, ...line }) + '\n');
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 let sessionGone = false;
+const LOG_WAIT = Number(process.env.LOG_WAIT_MS || 4000);
+// The SDK's defaults but a first delay of 250 ms (the SDK's is 1 s: a drill of many scenarios
+// adds them up); the no-resume flaw: no reconnection at all.
+const reconnectionOptions = { initialReconnectionDelay: 250, maxReconnectionDelay: 30000,
+  reconnectionDelayGrowFactor: 1.5, maxRetries: flaw === 'no-resume' ? 0 : 2 };
+
+/** The ignore-retry flaw: an SSE body with its retry: lines taken out, so the SDK never sees them. */
+function withoutRetryFields(response) {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = '';
+  const keep = lines => lines.filter(line => !line.startsWith('retry:')).map(line => line + '\n').join('');
+  const body = response.body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      pending += decoder.decode(chunk, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop();
+      const kept = keep(lines);
+      if (kept) controller.enqueue(encoder.encode(kept));
+    },
+    flush(controller) {
+      if (pending && !pending.startsWith('retry:')) controller.enqueue(encoder.encode(pending));
+    }
+  }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /** The HTTP layer: Retry-After (honoured, or not), 404 noticed, and the reuse-id flaw's resend. */
 async function drillFetch(input, init) {
@@ -91,6 +123,13 @@ async function drillFetch(input, init) {
   }
   if (response.status === 404 && init?.method === 'POST') {
     sessionGone = true;
+  }
+  if (init?.method === 'GET' || !init?.method) {
+    const lastEventId = new Headers(init?.headers).get('last-event-id');
+    print({ step: 'get', status: response.status, lastEventId });
+  }
+  if (flaw === 'ignore-retry' && response.body && response.headers.get('content-type')?.includes('text/event-stream')) {
+    return withoutRetryFields(response);
   }
   if (era === '2026' && init?.method === 'POST' && body !== null) {
     response = await resendByFlaw(input, init, body, response);
@@ -143,6 +182,8 @@ function resendSameId(transport) {
 }
 
 let client;
+let logged = false;
+let onLog = () => {};
 async function connect() {
   client = era === '2026'
     ? new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' }, {
@@ -150,9 +191,10 @@ async function connect() {
       inputRequired: { maxRounds: flaw === 'endless-input' ? 1000 : 3 }
     })
     : new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
+  client.setNotificationHandler('notifications/message', () => { logged = true; onLog(); });
   const transport = serverCommand
     ? new StdioClientTransport({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
-    : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch });
+    : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch, reconnectionOptions });
   const seen = serverCommand && flaw === 'reuse-id' ? resendSameId(transport) : null;
   // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
   await client.connect(transport, { timeout: Math.max(timeout, 10000) });
@@ -232,6 +274,22 @@ if (serverCommand) {
     print({ step: 'call-add-' + i, ok: text === expected, text, expected });
     if (text !== expected) mixedUp = true;
   });
+}
+// Over HTTP the server's log message comes on the GET stream: wait for it a while, so that a
+// stream dropped under it can be opened again (get-stream-dropped). Not over stdio, where the
+// steps are as they were before the SSE scenarios; nor in 2026, which has no GET stream.
+if (!serverCommand && era !== '2026') {
+  try {
+    await client.setLoggingLevel('info', { timeout });
+    print({ step: 'set-log-level', ok: true });
+    const received = logged || await new Promise(resolve => {
+      const timer = setTimeout(() => resolve(false), LOG_WAIT);
+      onLog = () => { clearTimeout(timer); resolve(true); };
+    });
+    print({ step: 'log-message', received });
+  } catch (error) {
+    print({ step: 'set-log-level', error: failure(error) });
+  }
 }
 const closing = Date.now();
 await client.close().catch(() => {});

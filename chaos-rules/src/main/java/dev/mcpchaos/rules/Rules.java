@@ -18,7 +18,11 @@ import dev.mcpchaos.rules.fault.MutateFault;
 import dev.mcpchaos.rules.fault.NoiseFault;
 import dev.mcpchaos.rules.fault.OversizeFault;
 import dev.mcpchaos.rules.fault.ReorderFault;
+import dev.mcpchaos.rules.fault.GetStreamDropFault;
+import dev.mcpchaos.rules.fault.ResumeGapFault;
+import dev.mcpchaos.rules.fault.ResumeRepeatFault;
 import dev.mcpchaos.rules.fault.SessionExpireFault;
+import dev.mcpchaos.rules.fault.SseRetryFault;
 import dev.mcpchaos.rules.fault.ThrottleFault;
 import dev.mcpchaos.rules.fault.ToolErrorFault;
 import dev.mcpchaos.rules.fault.TruncateFault;
@@ -223,6 +227,29 @@ public final class Rules {
     /** {@code session_expire} (HTTP only): the session's requests are answered 404 from this message on. */
     public static RuleDraft sessionExpire(String name) {
         return draft(name, SessionExpireFault.TYPE);
+    }
+
+    /**
+     * {@code sse_retry} (HTTP only): the message's SSE event gets a {@code retry:} field of
+     * {@code retry}, asking the client to wait that long before it reconnects.
+     */
+    public static RuleDraft sseRetry(String name, Duration retry) {
+        return draft(name, SseRetryFault.TYPE).param("retry", Objects.requireNonNull(retry, "retry"));
+    }
+
+    /** {@code resume_gap} (HTTP only): the message is skipped on a stream the client resumed with {@code Last-Event-ID}. */
+    public static RuleDraft resumeGap(String name) {
+        return draft(name, ResumeGapFault.TYPE);
+    }
+
+    /** {@code resume_repeat} (HTTP only): the message is sent twice on a stream the client resumed with {@code Last-Event-ID}. */
+    public static RuleDraft resumeRepeat(String name) {
+        return draft(name, ResumeRepeatFault.TYPE);
+    }
+
+    /** {@code get_stream_drop} (HTTP only): at a message on a GET stream, the client's connection is closed. */
+    public static RuleDraft getStreamDrop(String name) {
+        return draft(name, GetStreamDropFault.TYPE);
     }
 
     /** {@code crash} (stdio only): the server is killed at this message. */

@@ -47,6 +47,8 @@ final class ChainHarness implements AutoCloseable {
     final List<Written> written = new ArrayList<>();
     final List<FaultEvent> events = new ArrayList<>();
     final List<String> connectionActions = new ArrayList<>();
+    /** The {@link Frame#framing()} of each write, in the order of {@link #written} (an SSE fault's fields). */
+    final List<Object> framings = new ArrayList<>();
     /** Every write and connection action, in order, each with the events delivered before it. */
     final List<Seen> seen = new ArrayList<>();
     final RuleEngine engine;
@@ -188,6 +190,7 @@ final class ChainHarness implements AutoCloseable {
                     throw new AssertionError("frame " + frame + " written to the " + direction + " sink");
                 }
                 written.add(new Written(direction, new String(bytes, StandardCharsets.UTF_8), bytes, now()));
+                framings.add(frame.framing());
                 seen("write " + direction + " " + new String(bytes, StandardCharsets.UTF_8).strip());
             } finally {
                 frame.release();

@@ -75,7 +75,12 @@ class EventBeforeActionTest {
      * A fault and how to make it act: its rule (YAML flow mapping), the transport, and which way
      * the message goes (request from the client, response from the server).
      */
-    record Scenario(String type, String fault, TransportKind transport, boolean response, String method) {
+    record Scenario(String type, String fault, TransportKind transport, boolean response, String method,
+                    Object route) {
+        Scenario(String type, String fault, TransportKind transport, boolean response, String method) {
+            this(type, fault, transport, response, method, null);
+        }
+
         @Override
         public String toString() {
             return type + " on " + transport.name().toLowerCase();
@@ -120,6 +125,15 @@ class EventBeforeActionTest {
         SCENARIOS.put("input_required", new Scenario("input_required", "{type: input_required}", TransportKind.STDIO,
                 false, "tools/call"));
         scenario("header_mismatch", "{type: header_mismatch}", TransportKind.HTTP, false);
+        // The SSE faults act on a server's event of a stream opened with GET (resumed, for two).
+        sseScenario("sse_retry", "{type: sse_retry, retry: 3s}", SseFaultsTest.POST);
+        sseScenario("resume_gap", "{type: resume_gap}", SseFaultsTest.RESUMED);
+        sseScenario("resume_repeat", "{type: resume_repeat}", SseFaultsTest.RESUMED);
+        sseScenario("get_stream_drop", "{type: get_stream_drop}", SseFaultsTest.GET);
+    }
+
+    private static void sseScenario(String type, String fault, Object route) {
+        SCENARIOS.put(type, new Scenario(type, fault, TransportKind.HTTP, true, "ping", route));
     }
 
     static Stream<Scenario> scenarios() {
@@ -149,7 +163,9 @@ class EventBeforeActionTest {
                     for (int i = 0; i < BURST; i++) {
                         id++;
                         int seenBefore = h.seen.size();
-                        if (s.response()) {
+                        if (s.route() != null) {
+                            h.sendOn(dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT, s.message(id), s.route());
+                        } else if (s.response()) {
                             h.fromServer(s.message(id));
                         } else {
                             h.fromClient(s.message(id));
@@ -166,7 +182,7 @@ class EventBeforeActionTest {
                     h.advance(Duration.ofSeconds(3));
                     assertSeenAfter(h, seenBefore, id, seed);
                 }
-                if (!s.type().equals("drop")) {
+                if (!s.type().equals("drop") && !s.type().equals("resume_gap")) {
                     assertThat(h.seen).as("the fault did something a peer could see").isNotEmpty();
                 }
             }

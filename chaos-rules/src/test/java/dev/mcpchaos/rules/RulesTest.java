@@ -55,6 +55,8 @@ class RulesTest {
             Rules.mutate("content-renamed").onResponses().onMethod("tools/call")
                     .operationFrom("move", "/result/content", "/result/contents")
                     .operation("replace", "/result/isError", "no"),
+            Rules.sseRetry("slow-reconnect", ofSeconds(3)).onMethod("notifications/progress").times(1),
+            Rules.getStreamDrop("drop-get-stream").onMethod("notifications/message").times(1),
             Rules.crash("crash-on-third-call").direction(Direction.CLIENT_TO_SERVER).onRequests()
                     .onMethod("tools/call").after(2).times(1),
             Rules.inputRequired("endless-rounds").onResponses().onMethod("tools/call").onTool("echo"),
@@ -98,6 +100,10 @@ class RulesTest {
         byType.put("mutate", Rules.mutate("r").operation("add", "/x", 1));
         byType.put("id_mismatch", Rules.idMismatch("r", "other"));
         byType.put("session_expire", Rules.sessionExpire("r"));
+        byType.put("sse_retry", Rules.sseRetry("r", java.time.Duration.ofSeconds(3)));
+        byType.put("resume_gap", Rules.resumeGap("r"));
+        byType.put("resume_repeat", Rules.resumeRepeat("r"));
+        byType.put("get_stream_drop", Rules.getStreamDrop("r"));
         byType.put("crash", Rules.crash("r", "TERM"));
         byType.put("input_required", Rules.inputRequired("r"));
         byType.put("header_mismatch", Rules.headerMismatch("r", "Mcp-Method"));

@@ -90,10 +90,10 @@ class McpChaosDrillTest {
         @TestFactory
         Stream<DynamicTest> drill() {
             return McpChaosDrill.of((scenario, mcpUrl) -> {
-                if (!scenario.equals("sse-resume") && !scenario.equals("late-answer")) {
+                if (!scenario.equals("priming-missing") && !scenario.equals("late-answer")) {
                     sdkClient(mcpUrl, false);
                 }
-            }).scenarios("request-dropped", "late-answer", "server-crash", "sse-resume")
+            }).scenarios("request-dropped", "late-answer", "server-crash", "priming-missing")
                     .timeout(Duration.ofSeconds(20)).seed(42).dynamicTests();
         }
     }
@@ -103,13 +103,13 @@ class McpChaosDrillTest {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(FlawedClients.class)).execute();
         // request-dropped: never sent again (MUST) -> failed; late-answer: the client sent nothing
-        // -> not exercised; server-crash: stdio only -> not applicable; sse-resume: not built.
+        // -> not exercised; server-crash: stdio only -> not applicable; priming-missing: not built.
         results.testEvents().assertStatistics(stats -> stats.started(4).succeeded(0).failed(1).aborted(3));
         results.testEvents().failed().assertThatEvents().haveExactly(1,
                 EventConditions.displayName("request-dropped [MUST]"));
         assertThat(results.testEvents().aborted().stream()
                 .map(e -> e.getTestDescriptor().getDisplayName()).toList())
-                .containsExactly("late-answer [MUST]", "server-crash [SHOULD]", "sse-resume [SHOULD]");
+                .containsExactly("late-answer [MUST]", "server-crash [SHOULD]", "priming-missing [SHOULD]");
     }
 
     private static Scorecard card(Level level, Outcome outcome) {

@@ -35,6 +35,10 @@ public final class FaultRegistry {
             MutateFault.TYPE,
             IdMismatchFault.TYPE,
             SessionExpireFault.TYPE,
+            SseRetryFault.TYPE,
+            ResumeGapFault.TYPE,
+            ResumeRepeatFault.TYPE,
+            GetStreamDropFault.TYPE,
             CrashFault.TYPE,
             InputRequiredFault.TYPE,
             HeaderMismatchFault.TYPE);

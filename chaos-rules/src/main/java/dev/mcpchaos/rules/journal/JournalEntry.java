@@ -33,7 +33,9 @@ import java.util.Objects;
  * @param tool the tool of a {@code tools/call}, or of the request a response answers; may be null
  * @param requestId for {@code notifications/cancelled}: the {@code params.requestId} it cancels; else null
  * @param httpStatus on HTTP, the status a fault answered the exchange with (such as 503), else null
- * @param httpHeaders on HTTP, the headers that matter of that answer (such as {@code Retry-After}); may be empty
+ * @param httpHeaders on HTTP, the headers that matter of that answer (such as {@code Retry-After}); for a
+ *                    server's message on an SSE stream the client resumed, the {@code Last-Event-ID} of
+ *                    the GET that resumed it ({@link #resumedAfter()}); may be empty
  * @param faults what each rule did to it, in the order they acted; empty when none touched it
  * @param delivered whether it (or its replacement) left the proxy towards its destination
  * @param paramsFingerprint for a request: a stable hash of its {@code params} (see
@@ -70,6 +72,9 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
             return fault + "(rule '" + rule + "')" + (detail.isEmpty() ? "" : ": " + detail);
         }
     }
+
+    /** The request header a client resumes an SSE stream with, as {@link #httpHeaders()} names it. */
+    public static final String LAST_EVENT_ID = "Last-Event-ID";
 
     public JournalEntry {
         Objects.requireNonNull(elapsed, "elapsed");
@@ -133,6 +138,14 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
             }
         }
         return false;
+    }
+
+    /**
+     * For a server's message on an SSE stream the client resumed (a GET with {@code Last-Event-ID}),
+     * the event id it resumed after; else null.
+     */
+    public String resumedAfter() {
+        return fromClient() ? null : httpHeader(LAST_EVENT_ID);
     }
 
     /** A header of {@link #httpHeaders()}, by name in any case, or null. */
@@ -215,8 +228,8 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         }
         if (httpStatus != null) {
             sb.append(" HTTP ").append(httpStatus);
-            httpHeaders.forEach((name, value) -> sb.append(' ').append(name).append(": ").append(value));
         }
+        httpHeaders.forEach((name, value) -> sb.append(' ').append(name).append(": ").append(value));
         for (FaultAction action : faults) {
             sb.append(' ').append(action);
             sb.append(';');

@@ -114,6 +114,7 @@ class FaultTypeTest {
             "oversize", Map.of("size", "1KiB"),
             "http_status", Map.of("status", 503),
             "throttle", Map.of("rate", "1KiB/s"),
+            "sse_retry", Map.of("retry", "3s"),
             "mutate", Map.of("patch", java.util.List.of(Map.of("op", "remove", "path", "/x"))));
 
     @Test

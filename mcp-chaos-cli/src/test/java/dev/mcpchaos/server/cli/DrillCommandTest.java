@@ -71,8 +71,8 @@ class DrillCommandTest {
     @Test
     void aNotBuiltScenarioSaysSoAndTheClientNeverRuns(@TempDir Path dir) {
         Path marker = dir.resolve("ran");
-        assertThat(run("drill", "--scenario", "sse-resume", "--", "touch", marker.toString())).isZero();
-        assertThat(err.toString()).contains("sse-resume").contains("not built").contains("not built yet: needs new faults");
+        assertThat(run("drill", "--scenario", "priming-missing", "--", "touch", marker.toString())).isZero();
+        assertThat(err.toString()).contains("priming-missing").contains("not built").contains("not built yet: the priming event carries no message");
         assertThat(marker).doesNotExist();
     }
 
@@ -107,7 +107,7 @@ class DrillCommandTest {
     void htmlWritesTheScorecardAndTheReportCommandTakesItsJsonForTheSamePage(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("card.json");
         Path html = dir.resolve("drill.html");
-        int code = run("drill", "--scenario", "answer-lost", "--scenario", "sse-resume", "--timeout", "10s",
+        int code = run("drill", "--scenario", "answer-lost", "--scenario", "priming-missing", "--timeout", "10s",
                 "--report-json", json.toString(), "--html", html.toString(), "--", "sh", "-c", "exit 0");
         assertThat(code).as(err.toString()).isZero();
         JsonNode written = data(html);

@@ -107,7 +107,7 @@ class ReportPageIT {
 
     /**
      * A real drill ({@code test-peers/drill/client.mjs} with its reuse-id flaw: request-dropped
-     * fails, retry-after-503 passes, sse-resume is not built) with {@code --html}: the file opens
+     * fails, retry-after-503 passes, priming-missing is not built) with {@code --html}: the file opens
      * offline and shows the scorecard's verdicts by count as the scorecard's JSON has them, each
      * scenario's row, and the scenarios' sessions on the timeline; so does the report {@code
      * mcp-chaos report} makes of the scorecard's JSON, in each browser. Screenshots 10-drill-report
@@ -124,7 +124,7 @@ class ReportPageIT {
         Path json = dir.resolve("drill.json");
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "drill",
-                "--scenario", "request-dropped", "--scenario", "retry-after-503", "--scenario", "sse-resume",
+                "--scenario", "request-dropped", "--scenario", "retry-after-503", "--scenario", "priming-missing",
                 "--timeout", "10s", "--seed", "42", "--html", html.toString(), "--report-json", json.toString(), "--",
                 TestPeers.node().toString(), TestPeers.testPeersDir().resolve("drill/client.mjs").toString(),
                 "--flaw", "reuse-id");
@@ -152,7 +152,7 @@ class ReportPageIT {
             assertThat(shown).as(report + ": the scorecard's verdicts by count").isEqualTo(byOutcome);
             assertThat(opened.path("scorecardRows").toString()).isEqualTo("[{\"scenario\":\"request-dropped\","
                     + "\"outcome\":\"fail\",\"shown\":\"fail\"},{\"scenario\":\"retry-after-503\",\"outcome\":"
-                    + "\"pass\",\"shown\":\"pass\"},{\"scenario\":\"sse-resume\",\"outcome\":\"not_built\","
+                    + "\"pass\",\"shown\":\"pass\"},{\"scenario\":\"priming-missing\",\"outcome\":\"not_built\","
                     + "\"shown\":\"not built\"}]");
             long messages = 0;
             for (JsonNode s : card.path("scenarios")) {

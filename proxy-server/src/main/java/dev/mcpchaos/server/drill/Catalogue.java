@@ -182,19 +182,8 @@ public final class Catalogue {
                 List.of(Rules.sessionExpire("session-404").onMethod("tools/call").onRequests().times(1)),
                 "starts a new session with initialize", "basic/transports#session-management", Level.MUST, HTTP,
                 SESSIONS, "ClientVerification.reinitializedAfter(\"session-404\")", Graders.reinitializes(), null));
-        String resumption = "needs new faults (SSE resumption gaps and repeats, priming removed, retry: rewritten, "
-                + "the GET stream dropped)";
-        s.add(notBuilt("sse-resume", "an SSE answer with event ids is cut", "resumes with Last-Event-ID",
-                "basic/transports#resumability-and-redelivery", Level.SHOULD, HTTP, SESSIONS, resumption));
-        s.add(notBuilt("priming-missing", "the priming event of an SSE answer is missing",
-                "does not depend on it; still reads the answer", "basic/transports#streamable-http", Level.SHOULD,
-                HTTP, SESSIONS, resumption));
-        s.add(notBuilt("retry-field", "the SSE retry: field asks for a longer reconnection delay",
-                "waits as retry: says before reconnecting", "basic/transports#resumability-and-redelivery",
-                Level.SHOULD, HTTP, SESSIONS, resumption));
-        s.add(notBuilt("get-stream-dropped", "the session's GET stream is dropped",
-                "opens it again (and resumes)", "basic/transports#listening-for-messages-from-the-server",
-                Level.SHOULD, HTTP, SESSIONS, resumption));
+        // 2025 era: the SSE stream's resumption (#37), in a class of their own.
+        s.addAll(SseScenarios.all());
         // 2026-07-28 era: stateless. The demo server serves that revision beside the 2025 ones (a
         // dual-era server); sources are the 2026-07-28 pages (basic/transports/streamable-http,
         // basic/versioning, basic/patterns/mrtr).

@@ -269,8 +269,9 @@ public final class Drill {
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         boolean stateless = era == Era.STATELESS;
+        // Priming events on: the SSE scenarios (#37) resume streams from them.
         try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                McpHttpHost.DEFAULT_KEEP_ALIVE, stateless);
+                McpHttpHost.DEFAULT_KEEP_ALIVE, stateless).primingEvents(true);
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).journalContent(stateless).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);

@@ -132,6 +132,8 @@ public final class McpHttpHost implements AutoCloseable {
 
     private final Object sessionCreation = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether SSE streams start with a priming event; see {@link #primingEvents}. */
+    private volatile boolean priming;
     private final Object exchangeCount = new Object();
     private int activeExchanges; // guarded by exchangeCount
 
@@ -186,6 +188,25 @@ public final class McpHttpHost implements AutoCloseable {
         http.setExecutor(httpExecutor);
         http.start();
         return server;
+    }
+
+    /**
+     * With {@code true}, every SSE stream this host starts from now on (a POST's answer, a GET
+     * that does not resume) begins with a priming event, an event id and empty data, for clients of
+     * 2025-11-25 or later ({@code MCP-Protocol-Version}), as that revision's transport says a server
+     * SHOULD: a client that got nothing else can still resume with {@code Last-Event-ID}. Off by
+     * default, so that the events of a stream are its messages only. The drill turns it on.
+     *
+     * @return this host
+     */
+    public McpHttpHost primingEvents(boolean on) {
+        this.priming = on;
+        return this;
+    }
+
+    /** Whether a stream started for this request begins with a priming event. */
+    private boolean primes(HttpExchange exchange) {
+        return priming && McpRevisions.primes(exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER));
     }
 
     /** The address the server listens on, with the actual port when 0 was asked for. */
@@ -438,6 +459,9 @@ public final class McpHttpHost implements AutoCloseable {
     private void respondWithStream(HttpExchange exchange, McpSessionHandler handler, SseStream stream,
                                    JsonNode message) throws IOException {
         SseStream.Connection connection = stream.attach(0);
+        if (primes(exchange)) {
+            stream.prime();
+        }
         try {
             startEventStream(exchange);
             handler.handle(message, stream::append).whenComplete((reply, failure) -> {
@@ -481,6 +505,9 @@ public final class McpHttpHost implements AutoCloseable {
         }
         // Attached before the headers go out: a client that sees them can count on the takeover.
         SseStream.Connection connection = stream.attach(after);
+        if (after == SseStream.AFTER_DELIVERED && primes(exchange)) {
+            stream.prime(); // a stream opened afresh, not one resumed
+        }
         try {
             startEventStream(exchange);
             connection.serve(exchange.getResponseBody(), keepAlive);

@@ -20,7 +20,23 @@ public final class McpRevisions {
     /** The {@code _meta} key of a sessionless request that names its protocol version. */
     public static final String PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
 
+    /** The first revision whose SSE streams start with a priming event (an id and empty data). */
+    public static final String FIRST_PRIMING = "2025-11-25";
+
     private McpRevisions() {
+    }
+
+    /**
+     * Whether a client of {@code protocolVersion} (an {@code MCP-Protocol-Version} header, null
+     * when absent) expects priming events: {@value #FIRST_PRIMING} or later. Older clients may
+     * take an event with empty data for a broken message, so they get none.
+     */
+    public static boolean primes(String protocolVersion) {
+        if (protocolVersion == null) {
+            return false;
+        }
+        String version = protocolVersion.trim();
+        return version.matches("\\d{4}-\\d{2}-\\d{2}") && version.compareTo(FIRST_PRIMING) >= 0;
     }
 
     /**

@@ -93,13 +93,27 @@ final class SseStream {
 
     /** Adds one message as the next event; ignored once the stream is complete. */
     void append(JsonNode message) {
-        byte[] data = JsonRpc.toBytes(message);
+        appendEvent("event: message\ndata: ", JsonRpc.toBytes(message));
+    }
+
+    /**
+     * Adds the priming event, an id and empty data ({@code id: 3-1\ndata:\n\n}): a client that
+     * has only it can still resume the stream with {@code Last-Event-ID} (2025-11-25,
+     * basic/transports, "Sending Messages to the Server" item 6: the server SHOULD send it first).
+     * Ignored once the stream is complete.
+     */
+    void prime() {
+        appendEvent("data:", new byte[0]);
+    }
+
+    /** Adds the next event: its id line, then {@code fields} and {@code data}, then the blank line. */
+    private void appendEvent(String fields, byte[] data) {
         synchronized (this) {
             if (complete) {
                 return;
             }
             long sequence = ++lastSequence;
-            byte[] head = ("id: " + number + "-" + sequence + "\nevent: message\ndata: ")
+            byte[] head = ("id: " + number + "-" + sequence + "\n" + fields)
                     .getBytes(StandardCharsets.US_ASCII);
             byte[] frame = new byte[head.length + data.length + 2];
             System.arraycopy(head, 0, frame, 0, head.length);

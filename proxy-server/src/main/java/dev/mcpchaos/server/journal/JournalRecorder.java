@@ -215,9 +215,13 @@ public final class JournalRecorder {
         ParamsFingerprint.Fingerprints fingerprints = kind == MessageKind.REQUEST
                 ? ParamsFingerprint.ofRequest(frame.content()) : null;
         String message = keepContent ? frame.content().toString(StandardCharsets.UTF_8) : null;
+        // A server's message on a resumed SSE stream says so: the drill's resumption scenarios read it.
+        String resumedAfter = frame.direction() == Direction.SERVER_TO_CLIENT
+                ? frame.requestHeader(JournalEntry.LAST_EVENT_ID) : null;
         return new JournalEntry(0, Duration.ofNanos(System.nanoTime() - startNanos), clock.instant(),
                 ctx.session().id(), ctx.transport().name().toLowerCase(Locale.ROOT), frame.direction(), kind, id,
-                method, frame.toolName(), requestId, null, null, List.of(), false,
+                method, frame.toolName(), requestId, null,
+                resumedAfter == null ? null : Map.of(JournalEntry.LAST_EVENT_ID, resumedAfter), List.of(), false,
                 fingerprints == null ? null : fingerprints.params(), fingerprints == null ? null : fingerprints.write(),
                 message);
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.host.McpHttpHost;
+import dev.mcpchaos.server.host.McpRevisions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -450,6 +451,71 @@ class DemoHttpServerTest {
     }
 
     @Test
+    void withPrimingEventsAPostStreamStartsWithAnIdAndEmptyDataAndResumesFromIt() throws Exception {
+        server.primingEvents(true);
+        String session = initializeSession();
+        SseRecorder original = new SseRecorder();
+        client.sendAsync(request(server.endpoint(), session)
+                .header("MCP-Protocol-Version", "2025-11-25")
+                .POST(HttpRequest.BodyPublishers.ofString(toolCall(4, "slow", "{\"ms\":1000}", "\"r\"")))
+                .build(), original.handler());
+        assertThat(original.headers().statusCode()).isEqualTo(200);
+        SseRecorder.Event priming = original.nextEvent();
+        assertThat(priming.id()).isEqualTo("1-1");
+        assertThat(priming.data()).isEmpty();
+        original.cancel();
+
+        // A client that has nothing but the priming event resumes from it and misses nothing.
+        SseRecorder resumed = openGet(session, priming.id(), "2025-11-25");
+
+        List<SseRecorder.Event> rest = resumed.nextEvents(6);
+        assertThat(rest).extracting(SseRecorder.Event::id).containsExactly("1-2", "1-3", "1-4", "1-5", "1-6", "1-7");
+        assertThat(MAPPER.readTree(rest.get(0).data()).at("/params/progress").intValue()).isEqualTo(1);
+        assertThat(MAPPER.readTree(rest.get(5).data()).get("id").intValue()).isEqualTo(4);
+        resumed.awaitEnd();
+    }
+
+    @Test
+    void withPrimingEventsAGetStreamStartsWithOneAndAResumedOneDoesNot() throws Exception {
+        server.primingEvents(true);
+        String session = initializeSession();
+        SseRecorder first = openGet(session, null, "2025-11-25");
+        SseRecorder.Event priming = first.nextEvent();
+        assertThat(priming.id()).isEqualTo("0-1");
+        assertThat(priming.data()).isEmpty();
+        first.cancel();
+        setLevel(session, "info");
+
+        SseRecorder resumed = openGet(session, priming.id(), "2025-11-25");
+
+        SseRecorder.Event info = resumed.nextEvent();
+        assertThat(info.id()).as("the message after the priming event, and no new priming event").isEqualTo("0-2");
+        assertThat(MAPPER.readTree(info.data()).at("/params/level").asText()).isEqualTo("info");
+        resumed.cancel();
+    }
+
+    @Test
+    void withPrimingEventsAClientOfAnOlderRevisionGetsNone() throws Exception {
+        server.primingEvents(true);
+        String session = initializeSession();
+        SseRecorder stream = openGet(session, null, "2025-06-18");
+        setLevel(session, "notice");
+        SseRecorder.Event first = stream.nextEvent();
+        assertThat(first.id()).isEqualTo("0-1");
+        assertThat(first.data()).isNotEmpty();
+        stream.cancel();
+    }
+
+    @Test
+    void primingEventsAreForClientsOf2025_11_25AndLater() {
+        assertThat(McpRevisions.primes("2025-11-25")).isTrue();
+        assertThat(McpRevisions.primes("2026-07-28")).isTrue();
+        assertThat(McpRevisions.primes("2025-06-18")).isFalse();
+        assertThat(McpRevisions.primes(null)).isFalse();
+        assertThat(McpRevisions.primes("latest")).isFalse();
+    }
+
+    @Test
     void theGetStreamResumesAfterLastEventId() throws Exception {
         String session = initializeSession();
         SseRecorder first = openGet(session, null);
@@ -585,8 +651,16 @@ class DemoHttpServerTest {
     }
 
     private SseRecorder openGet(String session, String lastEventId) throws Exception {
+        return openGet(session, lastEventId, null);
+    }
+
+    /** A GET of the session's stream; with {@code protocolVersion}, its {@code MCP-Protocol-Version}. */
+    private SseRecorder openGet(String session, String lastEventId, String protocolVersion) throws Exception {
         SseRecorder stream = new SseRecorder();
         HttpRequest.Builder get = request(server.endpoint(), session).setHeader("Accept", "text/event-stream").GET();
+        if (protocolVersion != null) {
+            get.header("MCP-Protocol-Version", protocolVersion);
+        }
         if (lastEventId != null) {
             get.header("Last-Event-ID", lastEventId);
         }

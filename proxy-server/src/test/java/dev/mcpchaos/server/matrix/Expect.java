@@ -27,10 +27,15 @@ final class Expect {
     static final long SLACK_MS = 2_500;
 
     /** An expected SSE event: its {@code id} field (null: none) and its data. */
-    record Ev(String id, Exp data) {
+    record Ev(String id, Exp data, Long retry) {
+        Ev(String id, Exp data) {
+            this(id, data, null);
+        }
+
         @Override
         public String toString() {
-            return (id == null ? "" : "id: " + id + " ") + "data: " + data;
+            return (retry == null ? "" : "retry: " + retry + " ") + (id == null ? "" : "id: " + id + " ") + "data: "
+                    + data;
         }
     }
 
@@ -124,6 +129,11 @@ final class Expect {
 
     static Ev ev(String id, Object data) {
         return new Ev(id, Exp.of(data));
+    }
+
+    /** An event that must also carry the field {@code retry: <retry>} ({@code ev}'s events are not asked about it). */
+    static Ev evRetry(String id, Object data, long retry) {
+        return new Ev(id, Exp.of(data), retry);
     }
 
     static Answer json(Object body) {
@@ -427,7 +437,8 @@ final class Expect {
             boolean same = events.size() == expected.events.size();
             for (int i = 0; same && i < events.size(); i++) {
                 Ev want = expected.events.get(i);
-                same = Objects.equals(events.get(i).id(), want.id) && want.data.test(events.get(i).data());
+                same = Objects.equals(events.get(i).id(), want.id) && want.data.test(events.get(i).data())
+                        && (want.retry == null || events.get(i).raw().contains("retry: " + want.retry + "\n"));
             }
             if (!same) {
                 s.fail("%s: the SSE events%n  expected: %s%n  got:      %s", name, expected.events,

@@ -4,6 +4,7 @@ import static dev.mcpchaos.server.matrix.Expect.PRIMING_G;
 import static dev.mcpchaos.server.matrix.Expect.PRIMING_T;
 import static dev.mcpchaos.server.matrix.Expect.closedNoBytes;
 import static dev.mcpchaos.server.matrix.Expect.ev;
+import static dev.mcpchaos.server.matrix.Expect.evRetry;
 import static dev.mcpchaos.server.matrix.Expect.hanging;
 import static dev.mcpchaos.server.matrix.Expect.json;
 import static dev.mcpchaos.server.matrix.Expect.sse;
@@ -578,6 +579,59 @@ class FaultMatrixTest {
                 // No session to expire: a 404 would tell a sessionless client of a session it never
                 // had; the message passes (before #14's fix: 404, counted).
                 case HTTP_SESSIONLESS_POST -> Expect.of(s).noOp("session_expire", "session expired");
+            };
+        });
+
+        // The SSE faults (#37). A JSON body, the client's messages and a POST's answer give them
+        // nothing to act on: the message passes as without the rule, and nothing is counted.
+        row("sse_retry", "retry: 3s", s -> {
+            Expect e = Expect.of(s).injects("sse_retry", "retry: 3000");
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "sse_retry"));
+                case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SESSIONLESS_POST -> Expect.of(s).noOp("sse_retry", "retry");
+                // The event keeps its id and message and gains the field, before the others.
+                case HTTP_SSE_FINAL -> e.answer("target", sse(CLEAN, PRIMING_T, evRetry("t-1", T_RESULT, 3000)));
+                case HTTP_SSE_MID -> e.answer("target", sse(CLEAN, PRIMING_T, evRetry("t-1", PROGRESS, 3000),
+                        ev("t-2", T_RESULT)));
+                case HTTP_GET_EVENT -> e.answer("get", sse(CLEAN, PRIMING_G, evRetry("g-1", NOTE_T, 3000),
+                        ev("g-2", NOTE_W)));
+            };
+        });
+
+        // The matrix opens the GET stream of these two with Last-Event-ID: g-0 (a resumed stream).
+        row("resume_gap", "", s -> {
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "resume_gap"));
+                case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_SESSIONLESS_POST ->
+                        Expect.of(s).noOp("resume_gap", "skipped");
+                case HTTP_GET_EVENT -> Expect.of(s).injects("resume_gap", "skipped on the stream resumed after event g-0")
+                        .answer("get", sse(CLEAN, PRIMING_G, ev("g-2", NOTE_W)));
+            };
+        });
+
+        row("resume_repeat", "", s -> {
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "resume_repeat"));
+                case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_SESSIONLESS_POST ->
+                        Expect.of(s).noOp("resume_repeat", "repeated");
+                case HTTP_GET_EVENT -> Expect.of(s)
+                        .injects("resume_repeat", "repeated on the stream resumed after event g-0")
+                        .answer("get", sse(CLEAN, PRIMING_G, ev("g-1", NOTE_T), ev("g-1", NOTE_T), ev("g-2", NOTE_W)));
+            };
+        });
+
+        row("get_stream_drop", "", s -> {
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "get_stream_drop"));
+                case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SSE_FINAL, HTTP_SSE_MID, HTTP_SESSIONLESS_POST ->
+                        Expect.of(s).noOp("get_stream_drop", "dropped");
+                // As disconnect: client on the GET stream: what came before, then the cut.
+                case HTTP_GET_EVENT -> Expect.of(s).injects("get_stream_drop", "dropped the GET stream")
+                        .answer("get", sse(CUT, PRIMING_G));
             };
         });
 

@@ -107,8 +107,15 @@ final class RawExchange {
 
     /** Opens the session's GET stream. */
     static RawExchange get(String name, Clock clock, int port, String session, long deadlineNanos) {
+        return get(name, clock, port, session, null, deadlineNanos);
+    }
+
+    /** A GET of the session's stream, resumed after {@code lastEventId} when it is not null. */
+    static RawExchange get(String name, Clock clock, int port, String session, String lastEventId,
+                           long deadlineNanos) {
         String head = "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: text/event-stream\r\n"
-                + "MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: " + session + "\r\n\r\n";
+                + "MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: " + session + "\r\n"
+                + (lastEventId == null ? "" : "Last-Event-ID: " + lastEventId + "\r\n") + "\r\n";
         return new RawExchange(name, clock, port, head.getBytes(ISO_8859_1), deadlineNanos);
     }
 

@@ -70,7 +70,7 @@ final class Scenario {
         RuleSet rules = RuleSet.parse(rules(shape, "drop", "").replace("    match:", "    enabled: false\n    match:"),
                 "matrix.yaml");
         try {
-            return shape.isStdio() ? stdio(shape, rules, false) : http(shape, rules, PASS_GRACE_NANOS);
+            return shape.isStdio() ? stdio(shape, rules, false) : http(shape, rules, PASS_GRACE_NANOS, null);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -89,7 +89,8 @@ final class Scenario {
             // A crash needs the server alive when the target passes: the client then waits for the
             // traffic to settle before it ends its input (which makes a stdio server exit).
             return shape.isStdio() ? stdio(shape, rules, faultType.equals("crash"))
-                    : http(shape, rules, HOLDING_FAULTS.contains(faultType) ? HOLD_GRACE_NANOS : PASS_GRACE_NANOS);
+                    : http(shape, rules, HOLDING_FAULTS.contains(faultType) ? HOLD_GRACE_NANOS : PASS_GRACE_NANOS,
+                            faultType.startsWith("resume_") ? "g-0" : null);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -342,7 +343,11 @@ final class Scenario {
 
     // ---- HTTP ----------------------------------------------------------------------------------------
 
-    private static Outcome http(Shape shape, RuleSet rules, long witnessGrace)
+    /**
+     * @param lastEventId the {@code Last-Event-ID} the GET stream is opened with (a resumed stream,
+     *     for the faults that act on those only), or null
+     */
+    private static Outcome http(Shape shape, RuleSet rules, long witnessGrace, String lastEventId)
             throws IOException, InterruptedException {
         Outcome outcome = new Outcome(shape);
         Clock clock = new Clock();
@@ -385,7 +390,8 @@ final class Scenario {
                 outcome.t0 = clock.now();
                 if (shape == Shape.HTTP_GET_EVENT) {
                     outcome.exchanges.put("get",
-                            RawExchange.get("get", clock, port, session, clock.now() + deadline).await());
+                            RawExchange.get("get", clock, port, session, lastEventId, clock.now() + deadline)
+                                    .await());
                 } else {
                     RawExchange target = RawExchange.post("target", clock, port, session, Msg.T_CALL,
                             clock.now() + deadline);

@@ -3,13 +3,28 @@ package dev.mcpchaos.core.codec.sse;
 /**
  * The fields of an SSE event other than its data that a rewritten event must keep: its
  * {@code id} (a client's {@code Last-Event-ID} names it when it resumes) and its {@code event}
- * type. Kept as a frame's {@link dev.mcpchaos.core.frame.Frame#framing() framing} by
- * {@link SseFrameDecoder}, and read by the transport when it encodes a frame a fault made.
+ * type, and a {@code retry} a fault gave it. Kept as a frame's
+ * {@link dev.mcpchaos.core.frame.Frame#framing() framing} by {@link SseFrameDecoder}, and read by
+ * the transport when it encodes a frame a fault made.
  *
  * @param eventType the {@code event} field, or null for the default type
  * @param id the {@code id} field, or null when the event had none
+ * @param retry the {@code retry} field in milliseconds, written before the others; null for none.
+ *              An original event's own {@code retry} is not kept here: the fault {@code sse_retry}
+ *              sets it, and a rewrite of an original event otherwise drops it, as before
  */
-public record SseFields(String eventType, String id) {
+public record SseFields(String eventType, String id, Long retry) {
+
+    public SseFields {
+        if (retry != null && retry < 0) {
+            throw new IllegalArgumentException("retry: " + retry + " (expected: >= 0 milliseconds)");
+        }
+    }
+
+    /** Fields without a {@code retry}. */
+    public SseFields(String eventType, String id) {
+        this(eventType, id, null);
+    }
 
     /** The fields of {@code event} worth keeping, or null when it has neither an id nor an event type. */
     static SseFields of(SseEvent event) {
@@ -19,5 +34,15 @@ public record SseFields(String eventType, String id) {
             return null; // the usual MCP event: nothing to keep, nothing allocated
         }
         return new SseFields(type == null || type.isEmpty() ? null : type, id);
+    }
+
+    /**
+     * The framing of a frame read off an SSE stream ({@code framing}: its
+     * {@link dev.mcpchaos.core.frame.Frame#framing()}, null or fields) with its {@code retry} set to
+     * {@code retryMillis}: for a fault that asks the client for another reconnection delay.
+     */
+    public static SseFields withRetry(Object framing, long retryMillis) {
+        SseFields fields = framing instanceof SseFields f ? f : new SseFields(null, null);
+        return new SseFields(fields.eventType, fields.id, retryMillis);
     }
 }

@@ -257,7 +257,13 @@ final class SseResponseBody implements ResponseBody {
         Object framing = frame.framing();
         if (framing instanceof SseFields) {
             SseFields fields = (SseFields) framing;
-            return SseEncoder.encode(out.alloc(), frame.content(), fields.eventType(), fields.id());
+            ByteBuf event = SseEncoder.encode(out.alloc(), frame.content(), fields.eventType(), fields.id());
+            if (fields.retry() == null) {
+                return event;
+            }
+            // The retry field first: a client that reads it before the message reconnects with it.
+            ByteBuf retry = Unpooled.copiedBuffer("retry: " + fields.retry() + "\n", StandardCharsets.US_ASCII);
+            return out.alloc().compositeBuffer(2).addComponents(true, retry, event);
         }
         return SseEncoder.encode(out.alloc(), frame.content());
     }
