@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -243,20 +244,21 @@ public final class Drill {
              HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
+            Instant ended = exit == null ? null : Instant.now();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());
             JournalSnapshot journal = proxy.journal().snapshot();
-            return graded(scenario, journal, JournalJson.write(journal), exit, took, journals);
+            return graded(scenario, journal, JournalJson.write(journal), exit, ended, took, journals);
         }
     }
 
     /** The grader's verdict on a run; the run's journal (JSON) goes in {@code journals}. */
     private static Verdict graded(Scenario scenario, JournalSnapshot journal, String json, Integer exit,
-                                  Duration took, Map<String, String> journals) {
+                                  Instant ended, Duration took, Map<String, String> journals) {
         journals.put(scenario.name(), json);
-        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
-        return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
-                finding.evidence(), exit, took);
+        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit, ended));
+        return new Verdict(scenario.name(), finding.level() != null ? finding.level() : scenario.level(),
+                finding.outcome(), finding.reason(), finding.evidence(), exit, took);
     }
 
     /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
@@ -303,6 +305,7 @@ public final class Drill {
             server.add("demo-server");
             long started = System.nanoTime();
             Integer exit = runClient(scenario, server, dump);
+            Instant ended = exit == null ? null : Instant.now();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String json = awaitDump(dump);
             if (json == null) {
@@ -311,7 +314,7 @@ public final class Drill {
                 clientOutput.accept("[" + scenario.name() + "] mcp-chaos drill: no journal dump from the stdio proxy "
                         + "within " + DUMP_WAIT.toSeconds() + " s (did the client start the server command?)");
             }
-            return graded(scenario, JournalJson.read(json), json, exit, took, journals);
+            return graded(scenario, JournalJson.read(json), json, exit, ended, took, journals);
         } finally {
             deleteQuietly(work);
         }
