@@ -6,7 +6,11 @@ import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.diff.ContractSource;
 import dev.mcpchaos.server.host.McpHttpHost;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
+import dev.mcpchaos.server.replay.ReplayFile;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -26,6 +30,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -56,6 +62,12 @@ import java.util.function.Consumer;
  * <p>A client in this JVM ({@link #inProcess}, what {@code McpChaosDrill} of mcp-chaos-junit
  * uses) is called with the proxy's MCP URL instead of being started, over HTTP.
  *
+ * <p>The server is the demo server unless told otherwise: a running Streamable HTTP server
+ * ({@link #upstream}), a stdio server command ({@link #server}) or a cassette replayed
+ * ({@link #cassette}). Before the first scenario the drill asks that server's {@code tools/list}
+ * once; a scenario whose fault hits calls of a tool the server does not list
+ * ({@link Scenario#toolsNeeded()}) is {@link Outcome#NOT_APPLICABLE not applicable}, with the reason.
+ *
  * <p>This version drives the 2025 era (sessions); a scenario that needs more is reported
  * {@link Outcome#NOT_BUILT not built}, one for another transport or era
  * {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
@@ -82,6 +94,13 @@ public final class Drill {
     private Consumer<String> clientOutput = line -> { };
     private TransportKind transport = TRANSPORT;
     private List<String> cli;
+    /** The server under the scenarios, when not the demo: at most one of these three. */
+    private URI upstream;
+    private List<String> serverCommand;
+    private Path cassette;
+    /** The tools the server lists, asked once at the first run; null: the demo's (every scenario's tools). */
+    private Set<String> serverTools;
+    private boolean probed;
 
     private Drill(List<String> command, InProcessClient inProcess) {
         this.command = List.copyOf(command);
@@ -177,6 +196,70 @@ public final class Drill {
         return this;
     }
 
+    /**
+     * Drills against the Streamable HTTP MCP server at {@code url} (such as
+     * {@code http://127.0.0.1:3001/mcp}) instead of the demo server: a fresh proxy in front of it
+     * per scenario, the same server throughout (its state carries over from one scenario to the
+     * next). HTTP only.
+     */
+    public Drill upstream(URI url) {
+        Objects.requireNonNull(url, "url");
+        String scheme = String.valueOf(url.getScheme()).toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || url.getHost() == null) {
+            throw new IllegalArgumentException("upstream: '" + url + "' (expected: an http:// or https:// URL)");
+        }
+        oneServer("upstream");
+        this.upstream = url;
+        return this;
+    }
+
+    /**
+     * Drills against the stdio MCP server {@code command} starts instead of the demo server: the
+     * client is given this mcp-chaos's stdio proxy in front of {@code command}, so each scenario
+     * starts a fresh server. Stdio only (a stdio server has no URL to hand an HTTP client).
+     */
+    public Drill server(List<String> command) {
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("server: empty (expected: the server command)");
+        }
+        oneServer("server");
+        this.serverCommand = List.copyOf(command);
+        return this;
+    }
+
+    /**
+     * Drills against the server recorded in {@code file} (a cassette, or a transcript), replayed
+     * fresh per scenario: in this JVM over HTTP, by this mcp-chaos's {@code replay} over stdio. A
+     * request the cassette has no recording for is answered with an error, as {@code replay} does.
+     */
+    public Drill cassette(Path file) {
+        Objects.requireNonNull(file, "file");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("cassette: '" + file + "' (expected: a cassette file)");
+        }
+        oneServer("cassette");
+        this.cassette = file;
+        return this;
+    }
+
+    private void oneServer(String chosen) {
+        if (upstream != null || serverCommand != null || cassette != null) {
+            throw new IllegalArgumentException(chosen + ": one server only (expected: one of upstream, server, "
+                    + "cassette, or none for the demo server)");
+        }
+    }
+
+    /** What the scenarios run against, in words: the demo server, or the one given. */
+    public String serverDescription() {
+        if (upstream != null) {
+            return "the server at " + upstream;
+        }
+        if (serverCommand != null) {
+            return "the server '" + String.join(" ", serverCommand) + "'";
+        }
+        return cassette != null ? "the cassette " + cassette : "the demo server";
+    }
+
     /** The transport this drill drives: {@link TransportKind#HTTP} unless told {@link #stdio}. */
     public TransportKind transport() {
         return transport;
@@ -192,6 +275,7 @@ public final class Drill {
 
     /** Runs the client once per scenario and grades each run. */
     public Scorecard run() {
+        checkServer();
         List<Verdict> verdicts = new ArrayList<>();
         Map<String, String> journals = new LinkedHashMap<>();
         for (Scenario scenario : selected()) {
@@ -209,6 +293,7 @@ public final class Drill {
     public Scorecard run(String scenario) {
         Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
                 + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
+        checkServer();
         Map<String, String> journals = new LinkedHashMap<>();
         Verdict verdict = run(s, journals);
         return new Scorecard(seed, List.of(verdict), journals);
@@ -226,6 +311,11 @@ public final class Drill {
                     + transport.name().toLowerCase(Locale.ROOT) + " in the " + ERA.label() + " era", List.of(), null,
                     Duration.ZERO);
         }
+        String lacking = lacking(scenario);
+        if (lacking != null) {
+            return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_APPLICABLE, lacking, List.of(), null,
+                    Duration.ZERO);
+        }
         try {
             return transport == TransportKind.STDIO ? runStdio(scenario, journals) : runHttp(scenario, journals);
         } catch (IOException e) {
@@ -236,12 +326,93 @@ public final class Drill {
         }
     }
 
-    /** One scenario over HTTP: the demo server and the proxy in this JVM, the journal from the proxy. */
+    /**
+     * The server fits the transport: an HTTP upstream is drilled over HTTP, a stdio server command
+     * over stdio; a cassette and the demo server on either.
+     */
+    private void checkServer() {
+        if (upstream != null && transport != TransportKind.HTTP) {
+            throw new IllegalStateException("upstream: an HTTP server is drilled over http (expected: no stdio with "
+                    + "an upstream URL)");
+        }
+        if (serverCommand != null && transport != TransportKind.STDIO) {
+            throw new IllegalStateException("server: a stdio server command is drilled over stdio (expected: the "
+                    + "stdio transport with a server command; an HTTP server is given by its upstream URL)");
+        }
+    }
+
+    /**
+     * Why {@code scenario} cannot run against this server, or null when it can: its rules fault a
+     * {@code tools/call} (of a tool they name, or of any) and the server lists no such tool. The
+     * server's {@code tools/list} is asked once, at the first scenario.
+     */
+    private String lacking(Scenario scenario) {
+        Set<String> needs = scenario.toolsNeeded();
+        if (needs.isEmpty()) {
+            return null;
+        }
+        Set<String> tools = serverTools();
+        if (tools == null) {
+            return null;
+        }
+        for (String tool : needs) {
+            if (tool.equals(Scenario.ANY_TOOL) && tools.isEmpty()) {
+                return "its fault hits a tools/call, and " + serverDescription() + " lists no tool";
+            }
+            if (!tool.equals(Scenario.ANY_TOOL) && !tools.contains(tool)) {
+                return "its fault hits tools/call of '" + tool + "', and " + serverDescription() + " has no tool '"
+                        + tool + "' (its tools: " + String.join(", ", new TreeSet<>(tools)) + ")";
+            }
+        }
+        return null;
+    }
+
+    /** The server's tools, asked once (null for the demo server, which has every tool a scenario names). */
+    private Set<String> serverTools() {
+        if (probed) {
+            return serverTools;
+        }
+        probed = true;
+        try {
+            if (upstream != null) {
+                serverTools = ContractSource.fromUrl(upstream, PROBE_TIMEOUT).tools().keySet();
+            } else if (serverCommand != null) {
+                serverTools = ContractSource.fromStdio(serverCommand, PROBE_TIMEOUT).tools().keySet();
+            } else if (cassette != null) {
+                serverTools = ContractSource.fromCassette(cassette).tools().keySet();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the server's tools/list: " + e.getMessage(), e);
+        }
+        if (serverTools != null) {
+            serverTools = Set.copyOf(serverTools);
+            clientOutput.accept("[drill] " + serverDescription() + " lists " + serverTools.size() + " tool(s): "
+                    + String.join(", ", new TreeSet<>(serverTools)));
+        }
+        return serverTools;
+    }
+
+    /** How long the server may take to answer each request of the tools/list asked before the drill. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The HTTP server under a scenario, started fresh in this JVM; null for an upstream URL (it runs already). */
+    private McpHttpHost startHttpServer() throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (upstream != null) {
+            return null;
+        }
+        if (cassette != null) {
+            return new HttpReplay(List.of(ReplayFile.read(cassette).cassette()), OnExhausted.LAST).start(loopback);
+        }
+        return DemoHttpServer.start(loopback);
+    }
+
+    /** One scenario over HTTP: the server (unless an upstream URL) and the proxy in this JVM, the journal from the proxy. */
     private Verdict runHttp(Scenario scenario, Map<String, String> journals)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
-        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
+        try (McpHttpHost server = startHttpServer();
+             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server != null ? server.endpoint() : upstream)
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
             Instant ended = exit == null ? null : Instant.now();
@@ -301,8 +472,15 @@ public final class Drill {
             List<String> server = new ArrayList<>(cli);
             server.addAll(List.of("stdio", "--no-watch", "--rules", rules.toString(), "--seed", Long.toString(seed),
                     "--journal", "10000", "--journal-dump", dump.toString(), "--"));
-            server.addAll(cli);
-            server.add("demo-server");
+            if (serverCommand != null) {
+                server.addAll(serverCommand);
+            } else if (cassette != null) {
+                server.addAll(cli);
+                server.addAll(List.of("replay", cassette.toAbsolutePath().toString()));
+            } else {
+                server.addAll(cli);
+                server.add("demo-server");
+            }
             long started = System.nanoTime();
             Integer exit = runClient(scenario, server, dump);
             Instant ended = exit == null ? null : Instant.now();
