@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * {@link McpChaosDrill}: the MCP Java SDK client (the build's mcp-sdk.version, 2.1.0) drilled over HTTP, one dynamic test per
+ * {@link McpChaosDrill}: the MCP Java SDK client (the build's mcp-sdk.version, 2.2.0) drilled over HTTP, one dynamic test per
  * scenario, and the scorecard's verdicts as test results (a failed MUST fails, the rest that did
  * not pass is aborted, never passed).
  */
