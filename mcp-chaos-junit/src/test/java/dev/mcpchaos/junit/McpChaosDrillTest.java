@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * {@link McpChaosDrill}: the MCP Java SDK client (the build's mcp-sdk.version, 2.1.0) drilled over HTTP, one dynamic test per
+ * {@link McpChaosDrill}: the MCP Java SDK client (the build's mcp-sdk.version, 2.2.0) drilled over HTTP, one dynamic test per
  * scenario, and the scorecard's verdicts as test results (a failed MUST fails, the rest that did
  * not pass is aborted, never passed).
  */
@@ -90,7 +90,9 @@ class McpChaosDrillTest {
         @TestFactory
         Stream<DynamicTest> drill() {
             return McpChaosDrill.of((scenario, mcpUrl) -> {
-                if (!scenario.equals("priming-missing") && !scenario.equals("late-answer")) {
+                if (scenario.equals("late-answer")) {
+                    fallsOverAfterGivingUp(mcpUrl);
+                } else if (!scenario.equals("priming-missing")) {
                     sdkClient(mcpUrl, false);
                 }
             }).scenarios("request-dropped", "late-answer", "server-crash", "priming-missing")
@@ -98,18 +100,36 @@ class McpChaosDrillTest {
         }
     }
 
+    /** Gives up on tools/list after its timeout, before the late answer comes, and throws: a client that falls over. */
+    static void fallsOverAfterGivingUp(URI mcpUrl) {
+        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
+                .builder("http://" + mcpUrl.getHost() + ":" + mcpUrl.getPort()).endpoint(mcpUrl.getPath()).build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(REQUEST_TIMEOUT)
+                .initializationTimeout(Duration.ofSeconds(10))
+                .clientInfo(McpSchema.Implementation.builder("mcp-chaos-drill-test", "1.0").build()).build();
+        try {
+            client.initialize();
+            client.listTools();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("gave up on tools/list and fell over", e);
+        } finally {
+            client.close();
+        }
+    }
+
     @Test
     void aFailedMustFailsItsTestAndWhatWasNotPutToTheTestIsAbortedNeverPassed() {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(FlawedClients.class)).execute();
-        // request-dropped: never sent again (MUST) -> failed; late-answer: the client sent nothing
-        // -> not exercised; server-crash: stdio only -> not applicable; priming-missing: not built.
+        // late-answer: gave up, then fell over before the answer came (MUST) -> failed;
+        // request-dropped: never sent again (SHOULD) -> aborted; server-crash: stdio only -> not
+        // applicable; priming-missing: not built.
         results.testEvents().assertStatistics(stats -> stats.started(4).succeeded(0).failed(1).aborted(3));
         results.testEvents().failed().assertThatEvents().haveExactly(1,
-                EventConditions.displayName("request-dropped [MUST]"));
+                EventConditions.displayName("late-answer [MUST]"));
         assertThat(results.testEvents().aborted().stream()
                 .map(e -> e.getTestDescriptor().getDisplayName()).toList())
-                .containsExactly("late-answer [MUST]", "server-crash [SHOULD]", "priming-missing [SHOULD]");
+                .containsExactly("request-dropped [SHOULD]", "server-crash [SHOULD]", "priming-missing [SHOULD]");
     }
 
     private static Scorecard card(Level level, Outcome outcome) {

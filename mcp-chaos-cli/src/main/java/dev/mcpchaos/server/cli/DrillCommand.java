@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
 @Command(name = "drill",
         mixinStandardHelpOptions = true,
         description = {"How resilient is my MCP client? Runs CLIENT_COMMAND once per scenario against the built-in "
-                + "demo server behind a proxy with the scenario's faults, as the MCP conformance suite's client mode "
+                + "demo server (or --upstream URL, --server CMD, --cassette FILE) behind a proxy with the scenario's "
+                + "faults, as the MCP conformance suite's client mode "
                 + "does (the server's URL appended as the last argument, MCP_CONFORMANCE_SCENARIO=<name> in its "
                 + "environment), and grades each run from the journal: pass, fail, not applicable, not exercised "
                 + "(the fault never fired), with the evidence.",
@@ -45,6 +46,10 @@ import java.util.concurrent.Callable;
             "  mcp-chaos drill --era 2026 -- node my-client.mjs --era 2026",
             "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
             "  mcp-chaos drill --html drill.html --report-json drill.json -- node my-client.mjs",
+            "  mcp-chaos drill --upstream http://127.0.0.1:3001/mcp -- node my-client.mjs",
+            "  mcp-chaos drill --transport stdio --server npx -y @modelcontextprotocol/server-everything stdio "
+                    + "-- node my-client.mjs --stdio",
+            "  mcp-chaos drill --cassette everything.ndjson -- node my-client.mjs",
             "", "Exit codes: 0 no MUST scenario failed, 1 a MUST scenario failed, 2 usage."})
 final class DrillCommand implements Callable<Integer> {
 
@@ -93,6 +98,22 @@ final class DrillCommand implements Callable<Integer> {
                     + "as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
     String era;
 
+    @Option(names = "--upstream", paramLabel = "URL", description = "Drill against the Streamable HTTP MCP server "
+            + "at URL (http only) instead of the demo server: one server for every scenario. Scenarios whose fault "
+            + "needs a tool it does not list are not applicable.")
+    String upstream;
+
+    @Option(names = "--server", paramLabel = "CMD", arity = "1..*", description = "Drill against the stdio MCP "
+            + "server this command starts (--transport stdio only), fresh per scenario: the words up to the -- "
+            + "before CLIENT_COMMAND, such as --server npx -y @modelcontextprotocol/server-everything stdio -- node "
+            + "client.mjs --stdio.")
+    List<String> server;
+
+    @Option(names = "--cassette", paramLabel = "FILE", description = "Drill against the server recorded in this "
+            + "cassette (or transcript), replayed fresh per scenario, over either transport; a request it has no "
+            + "recording for is answered with an error.")
+    Path cassette;
+
     @Parameters(paramLabel = "CLIENT_COMMAND", arity = "0..*",
             description = "The client command, after --; the server's URL (or, with --transport stdio, a server command) is appended.")
     List<String> command = new ArrayList<>();
@@ -133,6 +154,7 @@ final class DrillCommand implements Callable<Integer> {
             throw new OptionValueException("--era 2026: over http only (the 2026-07-28 era over stdio is not built yet)");
         }
         drill.era(selected);
+        chooseServer(drill);
         if (showClientOutput) {
             drill.clientOutput(line -> {
                 synchronized (err) {
@@ -154,6 +176,34 @@ final class DrillCommand implements Callable<Integer> {
             HtmlReport.builder("drill of " + String.join(" ", command)).drill(card.toJson()).write(html);
         }
         return card.exitCode();
+    }
+
+    /** --upstream, --server or --cassette (at most one; none: the demo server), checked against the transport. */
+    private void chooseServer(Drill drill) {
+        int given = (upstream != null ? 1 : 0) + (server != null ? 1 : 0) + (cassette != null ? 1 : 0);
+        if (given > 1) {
+            throw new OptionValueException("--upstream, --server, --cassette: one of them (expected: the server to "
+                    + "drill against, or none for the demo server)");
+        }
+        try {
+            if (upstream != null) {
+                if (drill.transport() != dev.mcpchaos.core.transport.TransportKind.HTTP) {
+                    throw new OptionValueException("--upstream: an HTTP server is drilled over http (expected: no "
+                            + "--transport stdio; a stdio server is given with --server CMD)");
+                }
+                drill.upstream(java.net.URI.create(upstream));
+            } else if (server != null) {
+                if (drill.transport() != dev.mcpchaos.core.transport.TransportKind.STDIO) {
+                    throw new OptionValueException("--server: a stdio server is drilled over stdio (expected: "
+                            + "--transport stdio; an HTTP server is given with --upstream URL)");
+                }
+                drill.server(server);
+            } else if (cassette != null) {
+                drill.cassette(cassette);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new OptionValueException("--" + e.getMessage());
+        }
     }
 
     /**

@@ -37,9 +37,34 @@ class DrillCommandTest {
             }
         }
         assertThat(listing).contains("not built yet: the 2026-07-28 era over stdio")
-                .contains("out-of-order  [MUST, runnable over stdio in the 2025 era]")
+                .contains("out-of-order  [SHOULD, runnable over stdio in the 2025 era]")
                 .contains("answer-lost  [SHOULD, runnable over http, stdio in the 2025 era, http in the 2026 era]")
                 .contains("input-required-loop  [SHOULD, runnable over http in the 2026 era]");
+    }
+
+    @Test
+    void aServerThatDoesNotFitTheTransportOrASecondServerIsAUsageError() {
+        assertThat(run("drill", "--transport", "stdio", "--upstream", "http://127.0.0.1:1/mcp", "--", "node", "c.mjs"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--upstream: an HTTP server is drilled over http");
+        assertThat(run("drill", "--server", "node", "server.js", "--", "node", "c.mjs")).isEqualTo(2);
+        assertThat(err.toString()).contains("--server: a stdio server is drilled over stdio");
+        assertThat(run("drill", "--upstream", "ftp://x/mcp", "--", "node", "c.mjs")).isEqualTo(2);
+        assertThat(err.toString()).contains("--upstream: 'ftp://x/mcp' (expected: an http:// or https:// URL)");
+        assertThat(run("drill", "--upstream", "http://127.0.0.1:1/mcp", "--cassette", "x.ndjson", "--", "c"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--upstream, --server, --cassette: one of them");
+        assertThat(run("drill", "--cassette", "no-such.ndjson", "--", "c")).isEqualTo(2);
+        assertThat(err.toString()).contains("--cassette: 'no-such.ndjson' (expected: a cassette file)");
+    }
+
+    @Test
+    void theServerCommandEndsAtTheDashesBeforeTheClientCommand() {
+        DrillCommand command = new DrillCommand();
+        new picocli.CommandLine(command).parseArgs("--transport", "stdio", "--server", "npx", "-y",
+                "@modelcontextprotocol/server-everything", "stdio", "--", "node", "client.mjs", "--stdio");
+        assertThat(command.server).containsExactly("npx", "-y", "@modelcontextprotocol/server-everything", "stdio");
+        assertThat(command.command).containsExactly("node", "client.mjs", "--stdio");
     }
 
     @Test

@@ -104,16 +104,18 @@ class DrillIT {
     /**
      * Each twin fails exactly the scenarios of its flaw. The one that never times out fails every
      * scenario in which an answer never comes in a form it can use (lost, or broken so the SDK
-     * drops it), since it waits there for ever.
+     * drops it), since it waits there for ever; and late-answer does not put it to the test: it
+     * waits the 3 s out, so the answer is not late for it (not exercised, never pass).
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', value = {
-        "naive-retrier; write-answer-dropped",
-        "no-timeout; answer-lost malformed-event truncated-answer request-dropped",
-        "ignore-retry-after; retry-after-503",
-        "reuse-id; request-dropped"})
-    void eachTwinFailsExactlyItsScenarios(String flaw, String scenarios) throws Exception {
+        "naive-retrier; write-answer-dropped; ",
+        "no-timeout; answer-lost malformed-event truncated-answer request-dropped; late-answer",
+        "ignore-retry-after; retry-after-503; ",
+        "reuse-id; request-dropped; "})
+    void eachTwinFailsExactlyItsScenarios(String flaw, String scenarios, String notExercised) throws Exception {
         Set<String> expected = Set.of(scenarios.split(" "));
+        Set<String> untested = notExercised == null ? Set.of() : Set.of(notExercised.split(" "));
         Map<String, String> verdicts = drill(flaw, "42");
         assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE);
         Set<String> failed = new TreeSet<>();
@@ -121,7 +123,8 @@ class DrillIT {
             if (outcome.equals("fail")) {
                 failed.add(name);
             } else {
-                assertThat(outcome).as(name + " of the " + flaw + " twin\n" + err).isEqualTo("pass");
+                assertThat(outcome).as(name + " of the " + flaw + " twin\n" + err)
+                        .isEqualTo(untested.contains(name) ? "not_exercised" : "pass");
             }
         });
         assertThat(failed).as("what the " + flaw + " twin failed\n" + err).isEqualTo(new TreeSet<>(expected));

@@ -10,6 +10,8 @@ import dev.mcpchaos.server.drill.Drill;
 import dev.mcpchaos.server.drill.Era;
 import dev.mcpchaos.server.drill.Scenario;
 import dev.mcpchaos.server.it.drill.JavaSdkDrillClient;
+import dev.mcpchaos.server.it.drill.JavaSdkModernDrillClient;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -83,6 +85,9 @@ class DrillRealClientsIT {
             // A JVM per scenario: the flags cut its start-up, which a loaded machine stretches to seconds.
             case "java-sdk" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                     "-cp", System.getProperty("java.class.path"), JavaSdkDrillClient.class.getName());
+            case "java-sdk-modern" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                    JavaSdkModernDrillClient.class.getName());
             default -> throw new IllegalArgumentException(client);
         };
     }
@@ -106,15 +111,19 @@ class DrillRealClientsIT {
      */
     private static String timeout(String client) {
         return switch (client) {
-            case "java-sdk" -> "20s";
+            case "java-sdk", "java-sdk-modern" -> "20s";
             case "conformance-example" -> "8s";
             default -> "10s";
         };
     }
 
-    private static Run drill(String client, Path json) throws Exception {
+    private static Run drill(String client, Path json, String... scenarios) throws Exception {
         List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(client), "--seed", "42",
-                "--report-json", json.toString(), "--show-client-output", "--era", era(client), "--"));
+                "--report-json", json.toString(), "--show-client-output", "--era", era(client)));
+        for (String scenario : scenarios) {
+            args.addAll(List.of("--scenario", scenario));
+        }
+        args.add("--");
         args.addAll(command(client));
         StringWriter err = new StringWriter();
         int exit = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
@@ -159,5 +168,23 @@ class DrillRealClientsIT {
                     .anySatisfy(line -> assertThat(rules).anySatisfy(rule -> assertThat(line).contains("(rule '" + rule + "')")));
         }
         assertThat(first.verdicts()).as(context).containsAllEntriesOf(VERIFIED.getOrDefault(client, Map.of()));
+    }
+
+    /**
+     * The Java SDK 2.2.0's {@code modern} client speaks the 2026-07-28 revision only (its one
+     * protocol version; no initialize, no fall-back to a server of the 2025 revisions), and the
+     * drill serves the 2025 era: its first request fails against the demo server, so no scenario
+     * can grade it. What it printed and its scorecard go to target/drill-scorecards as evidence;
+     * drilling it needs the drill's 2026 era.
+     */
+    @Test
+    void theJavaSdksModernClientCannotSpeakThe2025EraTheDrillServes() throws Exception {
+        Run run = drill("java-sdk-modern", dir.resolve("java-sdk-modern.json"), "answer-lost", "error-vs-iserror");
+        Path out = Path.of("target", "drill-scorecards");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("java-sdk-modern.txt"), run.stderr(), StandardCharsets.UTF_8);
+        assertThat(run.stderr()).as("the modern client's list against the 2025 demo server")
+                .contains("[answer-lost] {\"step\":\"list\",\"error\":");
+        assertThat(run.verdicts().values()).as(run.stderr()).doesNotContain("pass");
     }
 }

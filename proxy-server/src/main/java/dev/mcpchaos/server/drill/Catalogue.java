@@ -34,6 +34,11 @@ public final class Catalogue {
 
     private static final String GOES_ON = "pass when, after the faulted message, a request of the client was "
             + "answered (the session went on)";
+    private static final String BROKEN = "basic#messages (messages MUST be JSON-RPC 2.0: this one is not; what a "
+            + "receiver does with it the spec leaves open)";
+
+    /** How late the answer of {@code late-answer} comes. */
+    private static final Duration LATE = Duration.ofSeconds(3);
 
     private static final List<Scenario> ALL = build();
 
@@ -100,36 +105,42 @@ public final class Catalogue {
                 "basic/lifecycle#timeouts", Level.SHOULD, GOES_ON + "; a client that waits for ever never "
                         + "sends another request and fails", Graders.goesOn(false)));
         s.add(built("late-answer", "the answer to tools/list comes 3 s late, after a short client timeout",
-                List.of(Rules.latency("late-answer", Duration.ofSeconds(3)).onMethod("tools/list").onResponses()
+                List.of(Rules.latency("late-answer", LATE).onMethod("tools/list").onResponses()
                         .times(1)),
                 "ignores the answer to a request it gave up on, without crashing, and goes on",
-                "basic/utilities/cancellation#timing-considerations", Level.MUST,
-                GOES_ON + ", and the client exited 0; a client whose own timeout is longer than 3 s gets the answer "
-                        + "in time, so the reason says whether it cancelled the request first", Graders.goesOn(true)));
+                "basic/utilities/cancellation#timing-considerations (MUST: both parties handle the race gracefully; "
+                        + "the sender SHOULD ignore a response after its cancellation)", Level.MUST,
+                GOES_ON + ", and the client exited 0; not exercised when the client waited the 3 s out (no "
+                        + "cancellation, no other request, no exit before the answer left): its own timeout is longer, "
+                        + "so the answer was not late for it", Graders.ignoresLateAnswer(LATE)));
         s.add(built("duplicate-answer", "the answer to a tools/call comes twice (an SSE answer; a JSON one cannot "
                         + "carry two)",
                 List.of(Rules.duplicate("duplicate-answer").onMethod("tools/call").onResponses().times(1)),
-                "takes the first answer, ignores the copy, goes on", "basic#responses", Level.MUST, GOES_ON,
+                "takes the first answer, ignores the copy, goes on", "basic#responses (one response per request, "
+                        + "bound by its id; no rule for a copy: the catalogue's recommendation)", Level.SHOULD, GOES_ON,
                 Graders.goesOn(false)));
         // stdio only: on HTTP each answer has its own exchange, so no order can be swapped on one stream.
         s.add(new Scenario("out-of-order", "two tools/calls of add in flight reach the server swapped, so their "
                         + "answers come in the other order",
                 List.of(Rules.reorder("out-of-order", 2).onMethod("tools/call").onTool("add").onRequests()),
-                "binds each answer to its request by id", "basic#responses", Level.MUST, STDIO, ALL_ERAS,
+                "binds each answer to its request by id", "basic#responses (a response MUST carry its request's id); "
+                        + "JSON-RPC 2.0 section 6 (the client SHOULD match responses by id)", Level.SHOULD, STDIO,
+                ALL_ERAS,
                 GOES_ON + ", and the client exited 0 (the client checks each answer against its own request: "
                         + "the journal cannot see which answer it took for which)", Graders.goesOn(true), null));
         s.add(built("malformed-event", "the answer to a tools/call is not valid JSON (unclosed bracket)",
                 List.of(Rules.corrupt("malformed-event", "unclosed_bracket").onMethod("tools/call").onResponses()
                         .times(1)),
-                "survives the broken message, reports it, goes on", "basic#messages", Level.SHOULD, GOES_ON,
+                "survives the broken message, reports it, goes on", BROKEN, Level.SHOULD, GOES_ON,
                 Graders.goesOn(false)));
         s.add(built("truncated-answer", "the answer to a tools/call is cut in half",
                 List.of(Rules.truncate("truncated-answer").onMethod("tools/call").onResponses().times(1)),
-                "survives the broken message, reports it, goes on", "basic#messages", Level.SHOULD, GOES_ON,
+                "survives the broken message, reports it, goes on", BROKEN, Level.SHOULD, GOES_ON,
                 Graders.goesOn(false)));
         s.add(built("oversized-answer", "the answer to a tools/call is padded to 2 MiB",
                 List.of(Rules.oversize("oversized-answer", "2MiB").onMethod("tools/call").onResponses().times(1)),
-                "reads it or refuses it by its own limit, without falling over; goes on", "basic#messages",
+                "reads it or refuses it by its own limit, without falling over; goes on", "basic#messages (no size "
+                        + "limit in the spec: the catalogue's recommendation)",
                 Level.SHOULD, GOES_ON, Graders.goesOn(false)));
         s.add(built("slow-drip", "the answer to a tools/call arrives 16 bytes every 100 ms",
                 List.of(Rules.throttle("slow-drip", 16, Duration.ofMillis(100)).onMethod("tools/call")
@@ -148,18 +159,21 @@ public final class Catalogue {
                 List.of(Rules.httpStatus("retry-after-503", 503).header("Retry-After", "2").onMethod("tools/call")
                         .onRequests().times(1)),
                 "waits at least as long as Retry-After says before trying again (or does not retry)",
-                "RFC 9110 section 10.2.3 (Retry-After); basic/transports#streamable-http", Level.SHOULD,
+                "RFC 9110 section 10.2.3 (Retry-After: how long the client ought to wait; MCP says nothing of 503)",
+                Level.SHOULD,
                 HTTP, ALL_ERAS,
                 "ClientVerification.honoredRetryAfter: the next tools/call came no sooner than Retry-After",
                 Graders.honorsRetryAfter(), null));
         // HTTP only: on stdio the one connection is the whole session (server-crash is stdio's).
         s.add(new Scenario("stream-closed", "the connection carrying the answer to a tools/call closes before it",
                 List.of(Rules.disconnect("stream-closed", "client").onMethod("tools/call").onResponses().times(1)),
-                "reports the call failed (or resumes it), and goes on", "basic/transports#streamable-http",
+                "reports the call failed (or resumes it), and goes on", "basic/transports#sending-messages-to-the-server "
+                        + "(disconnection MAY occur at any time; the client SHOULD reconnect to poll a resumable stream)",
                 Level.SHOULD, HTTP, ALL_ERAS, GOES_ON, Graders.goesOn(false), null));
         s.add(new Scenario("server-crash", "the server process is killed (SIGKILL) at the first tools/call",
                 List.of(Rules.crash("server-crash", "KILL").onMethod("tools/call").onRequests().times(1)),
-                "reports it; reconnects or stops cleanly", "basic/lifecycle#shutdown", Level.SHOULD, STDIO, ALL_ERAS,
+                "reports it; reconnects or stops cleanly", "basic/lifecycle#shutdown (stdio: the server MAY end the "
+                + "connection by exiting)", Level.SHOULD, STDIO, ALL_ERAS,
                 "pass when the client ended on its own after the crash (any exit code); fail when it had to be "
                         + "stopped at the timeout", Graders.endsAfterServerCrash(), null));
         // blackhole, not drop: a dropped final SSE event ends the stream, which a client may resume
@@ -167,15 +181,18 @@ public final class Catalogue {
         s.add(built("write-answer-dropped", "the answer to the first tools/call never comes, after the server did it",
                 List.of(Rules.blackhole("write-answer-dropped").onMethod("tools/call").onResponses().times(1)),
                 "does not send the call again blindly: reads back or reports the outcome unknown",
-                "server/tools#tool-annotations (idempotentHint)", Level.SHOULD,
+                "schema#toolannotations (idempotentHint: repeated calls have no additional effect); no rule in the "
+                        + "spec text: the catalogue's recommendation", Level.SHOULD,
                 "ClientVerification.notRetriedAfter the lost answer, and duplicateWrites(toolCall(\"*\")).never()",
                 Graders.noResendAfterLostAnswer()));
         s.add(built("request-dropped", "the first tools/list request never reaches the server",
                 List.of(Rules.drop("request-dropped").onMethod("tools/list").onRequests().times(1)),
                 "times out and sends the read again, under a new id (a read is safe to resend; a client cannot "
                         + "tell a lost request from a lost answer, so it resends reads, never writes)",
-                "basic#requests (MUST: an id is not reused); basic/lifecycle#timeouts", Level.MUST,
-                "ClientVerification.retriedAfter the dropped request; fail when the resend reuses its id",
+                "basic/lifecycle#timeouts (SHOULD time out; resending is the catalogue's recommendation, a MAY for the "
+                        + "spec); basic#requests (MUST NOT reuse an id)", Level.SHOULD,
+                "ClientVerification.retriedAfter the dropped request (SHOULD); a resend under the same id fails at "
+                        + "MUST (basic#requests)",
                 Graders.resendsDroppedRequest()));
         // 2025 era: sessions.
         s.add(new Scenario("session-404", "a tools/call is answered 404: the session is gone",
@@ -188,12 +205,11 @@ public final class Catalogue {
         // dual-era server); sources are the 2026-07-28 pages (basic/transports/streamable-http,
         // basic/versioning, basic/patterns/mrtr).
         s.add(notBuilt("stream-broken-reissue", "the response stream breaks", "re-issues the request with a new id",
-                "basic/transports/streamable-http (2026-07-28)", Level.MUST, HTTP, STATELESS,
-                "no such rule in the 2026-07-28 text: its Streamable HTTP page drops resumption (\"Resumable SSE "
-                        + "streams via Last-Event-ID are not supported\") and makes closing a response stream the "
-                        + "request's cancellation, but says nothing of re-issuing; the MUST that a retry is a new id is "
-                        + "Multi Round-Trip Requests' (input-required-loop grades it), and a broken answer in both eras "
-                        + "is stream-closed"));
+                "2026-07-28 changelog, major change 9 (SEP-2575: resumption removed; \"clients MUST re-issue it as a "
+                        + "new request with a new request ID\"); basic/transports/streamable-http", Level.MUST, HTTP,
+                STATELESS, "the fault is stream-closed's (the client's connection closed before the answer); a grader "
+                        + "that finds the same request again under a new id after the cut, in the 2026 era's "
+                        + "sessionless journal, is not built yet"));
         s.add(notBuilt("close-as-cancel", "the client closes the stream to cancel", "closes it, and sends nothing more "
                         + "for the request", "basic/transports/streamable-http#cancellation (2026-07-28)", Level.SHOULD,
                 HTTP, STATELESS, "the client's own act, not a fault: the drill has no way to make a client want to "

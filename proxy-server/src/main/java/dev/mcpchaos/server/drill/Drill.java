@@ -6,7 +6,11 @@ import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.server.HttpProxyBuilder;
 import dev.mcpchaos.server.McpChaosProxy;
 import dev.mcpchaos.server.demo.DemoHttpServer;
+import dev.mcpchaos.server.diff.ContractSource;
 import dev.mcpchaos.server.host.McpHttpHost;
+import dev.mcpchaos.server.replay.HttpReplay;
+import dev.mcpchaos.server.replay.OnExhausted;
+import dev.mcpchaos.server.replay.ReplayFile;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,12 +23,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -54,6 +61,12 @@ import java.util.function.Consumer;
  *
  * <p>A client in this JVM ({@link #inProcess}, what {@code McpChaosDrill} of mcp-chaos-junit
  * uses) is called with the proxy's MCP URL instead of being started, over HTTP.
+ *
+ * <p>The server is the demo server unless told otherwise: a running Streamable HTTP server
+ * ({@link #upstream}), a stdio server command ({@link #server}) or a cassette replayed
+ * ({@link #cassette}). Before the first scenario the drill asks that server's {@code tools/list}
+ * once; a scenario whose fault hits calls of a tool the server does not list
+ * ({@link Scenario#toolsNeeded()}) is {@link Outcome#NOT_APPLICABLE not applicable}, with the reason.
  *
  * <p>A drill runs the scenarios of one era ({@link #era}): the 2025 era (sessions) by default; the
  * 2026-07-28 era (stateless) over HTTP only, with the demo server serving that revision too (a
@@ -86,6 +99,13 @@ public final class Drill {
     private TransportKind transport = TRANSPORT;
     private List<String> cli;
     private Era era = ERA;
+    /** The server under the scenarios, when not the demo: at most one of these three. */
+    private URI upstream;
+    private List<String> serverCommand;
+    private Path cassette;
+    /** The tools the server lists, asked once at the first run; null: the demo's (every scenario's tools). */
+    private Set<String> serverTools;
+    private boolean probed;
 
     private Drill(List<String> command, InProcessClient inProcess) {
         this.command = List.copyOf(command);
@@ -195,6 +215,70 @@ public final class Drill {
         return era;
     }
 
+    /**
+     * Drills against the Streamable HTTP MCP server at {@code url} (such as
+     * {@code http://127.0.0.1:3001/mcp}) instead of the demo server: a fresh proxy in front of it
+     * per scenario, the same server throughout (its state carries over from one scenario to the
+     * next). HTTP only.
+     */
+    public Drill upstream(URI url) {
+        Objects.requireNonNull(url, "url");
+        String scheme = String.valueOf(url.getScheme()).toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || url.getHost() == null) {
+            throw new IllegalArgumentException("upstream: '" + url + "' (expected: an http:// or https:// URL)");
+        }
+        oneServer("upstream");
+        this.upstream = url;
+        return this;
+    }
+
+    /**
+     * Drills against the stdio MCP server {@code command} starts instead of the demo server: the
+     * client is given this mcp-chaos's stdio proxy in front of {@code command}, so each scenario
+     * starts a fresh server. Stdio only (a stdio server has no URL to hand an HTTP client).
+     */
+    public Drill server(List<String> command) {
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("server: empty (expected: the server command)");
+        }
+        oneServer("server");
+        this.serverCommand = List.copyOf(command);
+        return this;
+    }
+
+    /**
+     * Drills against the server recorded in {@code file} (a cassette, or a transcript), replayed
+     * fresh per scenario: in this JVM over HTTP, by this mcp-chaos's {@code replay} over stdio. A
+     * request the cassette has no recording for is answered with an error, as {@code replay} does.
+     */
+    public Drill cassette(Path file) {
+        Objects.requireNonNull(file, "file");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("cassette: '" + file + "' (expected: a cassette file)");
+        }
+        oneServer("cassette");
+        this.cassette = file;
+        return this;
+    }
+
+    private void oneServer(String chosen) {
+        if (upstream != null || serverCommand != null || cassette != null) {
+            throw new IllegalArgumentException(chosen + ": one server only (expected: one of upstream, server, "
+                    + "cassette, or none for the demo server)");
+        }
+    }
+
+    /** What the scenarios run against, in words: the demo server, or the one given. */
+    public String serverDescription() {
+        if (upstream != null) {
+            return "the server at " + upstream;
+        }
+        if (serverCommand != null) {
+            return "the server '" + String.join(" ", serverCommand) + "'";
+        }
+        return cassette != null ? "the cassette " + cassette : "the demo server";
+    }
+
     /** The transport this drill drives: {@link TransportKind#HTTP} unless told {@link #stdio}. */
     public TransportKind transport() {
         return transport;
@@ -219,6 +303,7 @@ public final class Drill {
 
     /** Runs the client once per scenario and grades each run. */
     public Scorecard run() {
+        checkServer();
         List<Verdict> verdicts = new ArrayList<>();
         Map<String, String> journals = new LinkedHashMap<>();
         for (Scenario scenario : selected()) {
@@ -237,6 +322,7 @@ public final class Drill {
         Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
                 + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
         checkEra();
+        checkServer();
         Map<String, String> journals = new LinkedHashMap<>();
         Verdict verdict = run(s, journals);
         return new Scorecard(seed, List.of(verdict), journals);
@@ -254,6 +340,11 @@ public final class Drill {
                     + transport.name().toLowerCase(Locale.ROOT) + " in the " + era.label() + " era", List.of(), null,
                     Duration.ZERO);
         }
+        String lacking = lacking(scenario);
+        if (lacking != null) {
+            return new Verdict(scenario.name(), scenario.level(), Outcome.NOT_APPLICABLE, lacking, List.of(), null,
+                    Duration.ZERO);
+        }
         try {
             return transport == TransportKind.STDIO ? runStdio(scenario, journals) : runHttp(scenario, journals);
         } catch (IOException e) {
@@ -264,31 +355,112 @@ public final class Drill {
         }
     }
 
-    /** One scenario over HTTP: the demo server and the proxy in this JVM, the journal from the proxy. */
+    /**
+     * The server fits the transport: an HTTP upstream is drilled over HTTP, a stdio server command
+     * over stdio; a cassette and the demo server on either.
+     */
+    private void checkServer() {
+        if (upstream != null && transport != TransportKind.HTTP) {
+            throw new IllegalStateException("upstream: an HTTP server is drilled over http (expected: no stdio with "
+                    + "an upstream URL)");
+        }
+        if (serverCommand != null && transport != TransportKind.STDIO) {
+            throw new IllegalStateException("server: a stdio server command is drilled over stdio (expected: the "
+                    + "stdio transport with a server command; an HTTP server is given by its upstream URL)");
+        }
+    }
+
+    /**
+     * Why {@code scenario} cannot run against this server, or null when it can: its rules fault a
+     * {@code tools/call} (of a tool they name, or of any) and the server lists no such tool. The
+     * server's {@code tools/list} is asked once, at the first scenario.
+     */
+    private String lacking(Scenario scenario) {
+        Set<String> needs = scenario.toolsNeeded();
+        if (needs.isEmpty()) {
+            return null;
+        }
+        Set<String> tools = serverTools();
+        if (tools == null) {
+            return null;
+        }
+        for (String tool : needs) {
+            if (tool.equals(Scenario.ANY_TOOL) && tools.isEmpty()) {
+                return "its fault hits a tools/call, and " + serverDescription() + " lists no tool";
+            }
+            if (!tool.equals(Scenario.ANY_TOOL) && !tools.contains(tool)) {
+                return "its fault hits tools/call of '" + tool + "', and " + serverDescription() + " has no tool '"
+                        + tool + "' (its tools: " + String.join(", ", new TreeSet<>(tools)) + ")";
+            }
+        }
+        return null;
+    }
+
+    /** The server's tools, asked once (null for the demo server, which has every tool a scenario names). */
+    private Set<String> serverTools() {
+        if (probed) {
+            return serverTools;
+        }
+        probed = true;
+        try {
+            if (upstream != null) {
+                serverTools = ContractSource.fromUrl(upstream, PROBE_TIMEOUT).tools().keySet();
+            } else if (serverCommand != null) {
+                serverTools = ContractSource.fromStdio(serverCommand, PROBE_TIMEOUT).tools().keySet();
+            } else if (cassette != null) {
+                serverTools = ContractSource.fromCassette(cassette).tools().keySet();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the server's tools/list: " + e.getMessage(), e);
+        }
+        if (serverTools != null) {
+            serverTools = Set.copyOf(serverTools);
+            clientOutput.accept("[drill] " + serverDescription() + " lists " + serverTools.size() + " tool(s): "
+                    + String.join(", ", new TreeSet<>(serverTools)));
+        }
+        return serverTools;
+    }
+
+    /** How long the server may take to answer each request of the tools/list asked before the drill. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The HTTP server under a scenario, started fresh in this JVM; null for an upstream URL (it runs already). */
+    private McpHttpHost startHttpServer(boolean stateless) throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (upstream != null) {
+            return null;
+        }
+        if (cassette != null) {
+            return new HttpReplay(List.of(ReplayFile.read(cassette).cassette()), OnExhausted.LAST).start(loopback);
+        }
+        // Priming events on: the SSE scenarios (#37) resume streams from them.
+        return DemoHttpServer.start(loopback, McpHttpHost.DEFAULT_KEEP_ALIVE, stateless).primingEvents(true);
+    }
+
+    /** One scenario over HTTP: the server (unless an upstream URL) and the proxy in this JVM, the journal from the proxy. */
     private Verdict runHttp(Scenario scenario, Map<String, String> journals)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         boolean stateless = era == Era.STATELESS;
-        // Priming events on: the SSE scenarios (#37) resume streams from them.
-        try (McpHttpHost server = DemoHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                McpHttpHost.DEFAULT_KEEP_ALIVE, stateless).primingEvents(true);
-             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server.endpoint())
+        try (McpHttpHost server = startHttpServer(stateless);
+             HttpProxyBuilder.RunningHttp proxy = McpChaosProxy.http(server != null ? server.endpoint() : upstream)
                      .rules(scenario.ruleSet(seed)).seed(seed).journal(10_000).journalContent(stateless).start()) {
             Integer exit = runClient(scenario, List.of(proxy.mcpUrl().toString()), null);
+            Instant ended = exit == null ? null : Instant.now();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             Thread.sleep(SETTLE.toMillis());
             JournalSnapshot journal = proxy.journal().snapshot();
-            return graded(scenario, journal, JournalJson.write(journal), exit, took, journals);
+            return graded(scenario, journal, JournalJson.write(journal), exit, ended, took, journals);
         }
     }
 
     /** The grader's verdict on a run; the run's journal (JSON) goes in {@code journals}. */
     private static Verdict graded(Scenario scenario, JournalSnapshot journal, String json, Integer exit,
-                                  Duration took, Map<String, String> journals) {
+                                  Instant ended, Duration took, Map<String, String> journals) {
         journals.put(scenario.name(), json);
-        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit));
-        return new Verdict(scenario.name(), scenario.level(), finding.outcome(), finding.reason(),
-                finding.evidence(), exit, took);
+        Grader.Finding finding = scenario.grader().grade(new Grader.Run(journal, scenario.ruleNames(), exit, ended));
+        return new Verdict(scenario.name(), finding.level() != null ? finding.level() : scenario.level(),
+                finding.outcome(), finding.reason(), finding.evidence(), exit, took);
     }
 
     /** Runs the in-process client on a thread of its own: 0 when it returned, 1 when it threw, null when stopped. */
@@ -331,10 +503,18 @@ public final class Drill {
             List<String> server = new ArrayList<>(cli);
             server.addAll(List.of("stdio", "--no-watch", "--rules", rules.toString(), "--seed", Long.toString(seed),
                     "--journal", "10000", "--journal-dump", dump.toString(), "--"));
-            server.addAll(cli);
-            server.add("demo-server");
+            if (serverCommand != null) {
+                server.addAll(serverCommand);
+            } else if (cassette != null) {
+                server.addAll(cli);
+                server.addAll(List.of("replay", cassette.toAbsolutePath().toString()));
+            } else {
+                server.addAll(cli);
+                server.add("demo-server");
+            }
             long started = System.nanoTime();
             Integer exit = runClient(scenario, server, dump);
+            Instant ended = exit == null ? null : Instant.now();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String json = awaitDump(dump);
             if (json == null) {
@@ -343,7 +523,7 @@ public final class Drill {
                 clientOutput.accept("[" + scenario.name() + "] mcp-chaos drill: no journal dump from the stdio proxy "
                         + "within " + DUMP_WAIT.toSeconds() + " s (did the client start the server command?)");
             }
-            return graded(scenario, JournalJson.read(json), json, exit, took, journals);
+            return graded(scenario, JournalJson.read(json), json, exit, ended, took, journals);
         } finally {
             deleteQuietly(work);
         }

@@ -11,6 +11,8 @@ import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.rules.journal.MessagePattern;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -66,6 +68,42 @@ final class Graders {
     }
 
     /**
+     * A late answer, for a client that gave up on its request first: the answer to the request
+     * was held for {@code delay}; a client that, before the answer left the proxy, cancelled the
+     * request, sent another request or ended, had given up on it, and is then graded as
+     * {@link #goesOn goesOn(true)} grades (it goes on, and exits 0). A client that did none of
+     * these waited the delay out (its own timeout is longer): the answer came in time for it,
+     * nothing was late, so the scenario was not exercised, with the journal lines that show it.
+     */
+    static Grader ignoresLateAnswer(Duration delay) {
+        Grader goesOn = goesOn(true);
+        return run -> {
+            List<JournalEntry> held = hits(run, e -> !e.fromClient());
+            if (held.isEmpty()) {
+                return notExercised(run);
+            }
+            JournalEntry late = held.get(0);
+            Instant released = late.wallTime().plus(delay);
+            JournalSnapshot journal = run.journal();
+            List<JournalEntry> meanwhile = journal.filter(e -> e.fromClient() && e.sequence() > late.sequence()
+                    && e.wallTime().isBefore(released) && (e.kind() == MessageKind.REQUEST
+                    || "notifications/cancelled".equals(e.method())));
+            boolean endedFirst = run.clientEnded() != null && run.clientEnded().isBefore(released);
+            if (meanwhile.isEmpty() && !endedFirst) {
+                List<JournalEntry> next = journal.filter(e -> e.fromClient() && e.sequence() > late.sequence());
+                List<JournalEntry> shown = new ArrayList<>();
+                shown.add(late);
+                next.stream().findFirst().ifPresent(shown::add);
+                return new Grader.Finding(Outcome.NOT_EXERCISED, "the client waited the " + delay.toMillis()
+                        + " ms delay out: it neither cancelled #" + late.sequence() + "'s request, nor sent another "
+                        + "request, nor ended before the answer left the proxy, so its own timeout is longer than the "
+                        + "delay and the answer was not late for it; the client " + exit(run), lines(shown));
+            }
+            return goesOn.grade(run);
+        };
+    }
+
+    /**
      * The server died under the client (stdio): the client notices and ends on its own (reports it
      * and stops, or starts the server again and goes on), within the drill's timeout. A client
      * that has to be stopped at the timeout hangs on a dead server: fail. Its exit code is not
@@ -112,8 +150,9 @@ final class Graders {
 
     /**
      * A dropped request is sent again, under a new id: the request never reached the server, so
-     * resending is a safe retry (SHOULD); reusing its id breaks basic#requests (MUST). Any method:
-     * the scenario's rules say which requests are dropped.
+     * resending is a safe retry (the catalogue's recommendation: the spec only asks for a timeout,
+     * at SHOULD); reusing its id breaks basic#requests, a MUST, and is graded at that level
+     * whatever the scenario's. Any method: the scenario's rules say which requests are dropped.
      */
     static Grader resendsDroppedRequest() {
         return run -> {
@@ -131,9 +170,11 @@ final class Graders {
             JournalEntry again = retry.retry();
             if (original != null && again.id() != null && again.id().equals(original.id())
                     && again.session().equals(original.session())) {
+                // The scenario only recommends resending; reusing the id breaks a MUST (basic#requests).
                 return new Grader.Finding(Outcome.FAIL, "the client resent #" + original.sequence() + " as #"
                         + again.sequence() + " under the same id " + again.id() + " in the same session "
-                        + "(a request id must not be reused)", lines(original, again));
+                        + "(a request id must not be reused: basic#requests, MUST)", lines(original, again),
+                        Level.MUST);
             }
             return new Grader.Finding(Outcome.PASS, "the request #" + dropped.get(0).sequence()
                     + " was dropped and the client sent it again as #" + again.sequence() + " under a new id",

@@ -3,10 +3,12 @@ package dev.mcpchaos.server.drill;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.RuleDraft;
 import dev.mcpchaos.rules.RuleSet;
+import dev.mcpchaos.rules.match.MessageMatch;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One entry of the drill's catalogue: a named fault profile (ordinary rules, as in a rule file),
@@ -43,6 +45,28 @@ public record Scenario(String name, String fault, List<RuleDraft> rules, String 
             throw new IllegalArgumentException(name + ": a scenario is either built (rules and a grader) "
                     + "or not built yet (a reason), not both");
         }
+    }
+
+    /** In {@link #toolsNeeded()}: a tool to call, whichever. */
+    public static final String ANY_TOOL = "*";
+
+    /**
+     * What it needs of the server, read from its rules: the tool each rule that faults a
+     * {@code tools/call} names ({@code add} for {@code onTool("add")}), or {@link #ANY_TOOL} when
+     * it faults a call of any tool. Empty when it faults no {@code tools/call} (such as those of
+     * {@code tools/list}, which every server answers). A drill against a server without them
+     * reports the scenario not applicable, with this reason.
+     */
+    public Set<String> toolsNeeded() {
+        Set<String> needs = new TreeSet<>();
+        for (RuleDraft draft : rules) {
+            MessageMatch match = draft.toRule().match();
+            if (match.method() != null && match.method().matches("tools/call")) {
+                String tool = match.tool() == null ? null : match.tool().exactText();
+                needs.add(tool != null ? tool : ANY_TOOL);
+            }
+        }
+        return needs;
     }
 
     /** Whether this version can run it. */

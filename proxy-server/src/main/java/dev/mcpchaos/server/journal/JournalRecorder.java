@@ -2,6 +2,7 @@ package dev.mcpchaos.server.journal;
 
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.HeaderSource;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.ObservingInterceptor;
@@ -32,6 +33,12 @@ import java.util.Objects;
  * (and the status a fault answered with); {@link #departures()} goes after the engine and marks
  * what left the proxy as delivered. Both interceptors only observe, so a stream the rules leave
  * alone is still relayed as it comes.
+ *
+ * <p>A client's request the proxy answered itself before it reached the chain (on an HTTP
+ * session a fault expired, every later request is answered 404 by the transport, and only shown
+ * to the observers) is journaled with that status and never as delivered: the server did not get
+ * it. As everywhere else in the journal (and in the referee's counts), an answer the proxy made
+ * is not a delivery.
  *
  * <p>What it costs a message: one entry (an object and a lock on the ring), and for a request one
  * streaming pass over it for the {@link ParamsFingerprint}. It keeps no content unless asked.
@@ -226,6 +233,16 @@ public final class JournalRecorder {
                 message);
     }
 
+    /**
+     * The status the proxy answered a client's HTTP request with before the request met the
+     * chain (an expired session's 404), or 0: a request on its way to the server has no answer
+     * yet when it arrives here, since its exchange is answered only after it was forwarded.
+     */
+    private static int answeredByTheProxy(Frame frame) {
+        return frame.direction() == Direction.CLIENT_TO_SERVER && frame.envelope().isRequest()
+                && frame.route() instanceof HeaderSource exchange ? exchange.answeredStatus() : 0;
+    }
+
     /** Where a frame is going: its session, route (the HTTP exchange, by identity) and number. */
     private record Key(Session session, Object route, Direction direction, long frameSequence) {
         @Override
@@ -250,15 +267,18 @@ public final class JournalRecorder {
         final Direction direction;
         final Object id;
         final String method;
+        /** The proxy had answered its exchange before it arrived: it is only observed, it never leaves. */
+        final boolean answeredHere;
         volatile boolean delivered;
 
-        InFlight(long sequence, Key key, Object id, String method) {
+        InFlight(long sequence, Key key, Object id, String method, boolean answeredHere) {
             this.sequence = sequence;
             this.key = key;
             this.session = key.session;
             this.direction = key.direction;
             this.id = id;
             this.method = method;
+            this.answeredHere = answeredHere;
         }
     }
 
@@ -276,9 +296,13 @@ public final class JournalRecorder {
                 ctx.forward(frame); // the journal must never cost a message
                 throw e;
             }
+            int answeredHere = answeredByTheProxy(frame);
+            if (answeredHere != 0) {
+                entry = entry.withHttp(answeredHere, Map.of());
+            }
             long sequence = ring.add(entry);
             Key key = new Key(ctx.session(), frame.route(), frame.direction(), frame.sequence());
-            InFlight flight = new InFlight(sequence, key, entry.id(), entry.method());
+            InFlight flight = new InFlight(sequence, key, entry.id(), entry.method(), answeredHere != 0);
             InFlight[] slot = current.get();
             InFlight outer = slot[0];
             slot[0] = flight;
@@ -321,7 +345,7 @@ public final class JournalRecorder {
                         held.remove(key);
                     }
                 }
-                if (flight != null && !flight.delivered) {
+                if (flight != null && !flight.delivered && !flight.answeredHere) {
                     flight.delivered = true;
                     ring.update(flight.sequence, JournalEntry::withDelivered);
                 }

@@ -47,7 +47,8 @@ class GradersTest {
     void aFaultThatNeverFiredIsNotExercisedWhateverTheClientDid() {
         add(0, C2S, MessageKind.REQUEST, 1L, "tools/list", null, null, true, "a");
         add(5, S2C, MessageKind.RESPONSE, 1L, "tools/list", null, null, true, null);
-        for (Grader g : List.of(Graders.goesOn(false), Graders.goesOn(true), Graders.noResendAfterLostAnswer(),
+        for (Grader g : List.of(Graders.goesOn(false), Graders.goesOn(true),
+                Graders.ignoresLateAnswer(Duration.ofSeconds(3)), Graders.noResendAfterLostAnswer(),
                 Graders.resendsDroppedRequest(), Graders.honorsRetryAfter(), Graders.reinitializes())) {
             assertThat(grade(g, "lose", 0).outcome()).isEqualTo(Outcome.NOT_EXERCISED);
         }
@@ -86,9 +87,55 @@ class GradersTest {
         Grader.Finding sameId = grade(Graders.resendsDroppedRequest(), "drop-it", 0);
         assertThat(sameId.outcome()).isEqualTo(Outcome.FAIL);
         assertThat(sameId.reason()).contains("under the same id 1");
+        assertThat(sameId.level()).as("reusing an id breaks basic#requests' MUST, whatever the scenario's level")
+                .isEqualTo(Level.MUST);
         entries.remove(1);
         add(1500, C2S, MessageKind.REQUEST, 2L, "tools/list", null, null, true, "a");
         assertThat(grade(Graders.resendsDroppedRequest(), "drop-it", 0).outcome()).isEqualTo(Outcome.PASS);
+    }
+
+    @Test
+    void notResendingADroppedRequestFailsAtTheScenariosLevel() {
+        add(0, C2S, MessageKind.REQUEST, 1L, "tools/list", null, "drop-it", false, "a");
+        Grader.Finding none = grade(Graders.resendsDroppedRequest(), "drop-it", 0);
+        assertThat(none.outcome()).isEqualTo(Outcome.FAIL);
+        assertThat(none.level()).isNull();
+        assertThat(Catalogue.find("request-dropped").orElseThrow().level()).as("resending is no MUST of the spec")
+                .isEqualTo(Level.SHOULD);
+    }
+
+    private Grader.Finding gradeLate(Integer exit, Instant ended) {
+        return Graders.ignoresLateAnswer(Duration.ofSeconds(3)).grade(new Grader.Run(
+                new JournalSnapshot(entries, 1000, 0, entries.size() + 1), List.of("late"), exit, ended));
+    }
+
+    @Test
+    void aLateAnswerToAClientThatWaitedItOutIsNotExercised() {
+        add(0, C2S, MessageKind.REQUEST, 1L, "tools/list", null, null, true, "a");
+        add(5, S2C, MessageKind.RESPONSE, 1L, "tools/list", null, "late", true, null);
+        add(3010, C2S, MessageKind.REQUEST, 2L, "tools/call", "echo", null, true, "e");
+        add(3020, S2C, MessageKind.RESPONSE, 2L, "tools/call", "echo", null, true, null);
+        Grader.Finding waited = gradeLate(0, Instant.EPOCH.plusMillis(3100));
+        assertThat(waited.outcome()).isEqualTo(Outcome.NOT_EXERCISED);
+        assertThat(waited.reason()).contains("waited the 3000 ms delay out");
+        assertThat(waited.evidence()).hasSize(2).allMatch(line -> line.startsWith("#"));
+        // The same client with no request after the answer, and ended after it left: still not exercised.
+        entries.subList(2, 4).clear();
+        assertThat(gradeLate(0, Instant.EPOCH.plusMillis(3100)).outcome()).isEqualTo(Outcome.NOT_EXERCISED);
+    }
+
+    @Test
+    void aLateAnswerToAClientThatGaveUpIsGradedOnWhatItDidNext() {
+        add(0, C2S, MessageKind.REQUEST, 1L, "tools/list", null, null, true, "a");
+        add(5, S2C, MessageKind.RESPONSE, 1L, "tools/list", null, "late", true, null);
+        // Gave up at 1.5 s and ended at once with exit 1: before the answer left, so exercised, and failed.
+        assertThat(gradeLate(1, Instant.EPOCH.plusMillis(1600)).outcome()).isEqualTo(Outcome.FAIL);
+        // Gave up at 1.5 s, sent a new request (answered), exited 0: pass.
+        add(1500, C2S, MessageKind.REQUEST, 2L, "tools/list", null, null, true, "a");
+        add(1510, S2C, MessageKind.RESPONSE, 2L, "tools/list", null, null, true, null);
+        assertThat(gradeLate(0, Instant.EPOCH.plusMillis(3500)).outcome()).isEqualTo(Outcome.PASS);
+        assertThat(gradeLate(1, Instant.EPOCH.plusMillis(3500)).outcome()).as("it crashed on the late answer")
+                .isEqualTo(Outcome.FAIL);
     }
 
     @Test

@@ -269,13 +269,25 @@ class JournalIT {
                     .hasMessageContaining("Expected the client to send initialize again after #" + expired.sequence()
                             + " (hit by session_expire),\nbut it did not.");
 
+            // A request still sent on the dead session is answered 404 by the proxy, not by the server:
+            // journaled with its status, no fault (the transport answered it) and never delivered.
+            assertThat(post(mcp, session, rawEcho(4, "four")).statusCode()).as("answered 404").isEqualTo(404);
+            // Shown to the journal after its 404 was written: it may come a moment later.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> clientToolCalls(journal, "echo").size() == 3);
+            JournalEntry onDeadSession = clientToolCalls(journal, "echo").get(2);
+            assertThat(onDeadSession.httpStatus()).isEqualTo(404);
+            assertThat(onDeadSession.faults()).isEmpty();
+            assertThat(onDeadSession.delivered()).as(onDeadSession.toString()).isFalse();
+            assertThat(onDeadSession.reachedServer()).isFalse();
+
             try (McpSyncClient again = httpClient(proxy, HttpPeers.TIMEOUT)) {
                 assertThat(HttpPeers.text(echo(again, "three"))).contains("three");
             }
             JournalEntry reinit = journal.verify().client().reinitializedAfter("session_expire");
             assertThat(reinit.sequence()).isGreaterThan(expired.sequence());
             journal.verify().client().sent(request("initialize")).times(2);
-            journal.verify().client().sent(toolCall("echo")).times(3);
+            journal.verify().client().sent(toolCall("echo")).times(4);
         }
     }
 

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Predicate;
 
 /**
  * A typical application on the MCP Java SDK's classic client ({@code io.modelcontextprotocol.sdk:mcp},
@@ -61,11 +62,16 @@ public final class JavaSdkDrillClient {
     }
 
     private static boolean step(String name, Callable<?> call) {
+        return step(name, call, result -> result instanceof McpSchema.CallToolResult r
+                && Boolean.TRUE.equals(r.isError()));
+    }
+
+    /** Runs one step and prints it as a JSON line; {@code isError} tells a tool's own failure in its result. */
+    static boolean step(String name, Callable<?> call, Predicate<Object> isError) {
         long started = System.nanoTime();
         try {
             Object result = call.call();
-            boolean isError = result instanceof McpSchema.CallToolResult r && Boolean.TRUE.equals(r.isError());
-            System.out.printf("{\"step\":\"%s\",\"ok\":true,\"isError\":%s,\"ms\":%d}%n", name, isError,
+            System.out.printf("{\"step\":\"%s\",\"ok\":true,\"isError\":%s,\"ms\":%d}%n", name, isError.test(result),
                     (System.nanoTime() - started) / 1_000_000);
             return true;
         } catch (Exception e) {
