@@ -3,6 +3,7 @@ package dev.mcpchaos.server.drill;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.Rules;
+import dev.mcpchaos.rules.fault.SseRetryFault;
 import dev.mcpchaos.rules.journal.JournalEntry;
 
 import java.time.Duration;
@@ -174,7 +175,7 @@ final class SseScenarios {
     /** The retry an {@code sse_retry} fault gave this message, from its detail; -1 for none. */
     private static long retryOf(JournalEntry e) {
         for (JournalEntry.FaultAction action : e.faults()) {
-            if (action.fault().equals("sse_retry")) {
+            if (action.fault().equals(SseRetryFault.TYPE.name())) {
                 Matcher m = RETRY_DETAIL.matcher(action.detail());
                 if (m.find()) {
                     return Long.parseLong(m.group(1));
