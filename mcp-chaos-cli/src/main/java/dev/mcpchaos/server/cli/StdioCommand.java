@@ -58,8 +58,6 @@ final class StdioCommand implements Callable<Integer> {
             description = "How long the server gets to exit after SIGTERM before SIGKILL. Default: ${DEFAULT-VALUE}.")
     String terminateTimeout;
 
-
-
     @CommandLine.Mixin
     ChaosOptions chaos = new ChaosOptions();
 

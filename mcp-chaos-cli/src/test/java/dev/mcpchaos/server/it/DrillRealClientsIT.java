@@ -85,7 +85,7 @@ class DrillRealClientsIT {
             // A JVM per scenario: the flags cut its start-up, which a loaded machine stretches to seconds.
             case "java-sdk" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                     "-cp", System.getProperty("java.class.path"), JavaSdkDrillClient.class.getName());
-            case "java-sdk-modern" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1",
+            case "java-sdk-modern", "java-sdk-modern-2026" -> List.of(TestPeers.java().toString(), "-XX:TieredStopAtLevel=1",
                     "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                     JavaSdkModernDrillClient.class.getName());
             default -> throw new IllegalArgumentException(client);
@@ -111,7 +111,7 @@ class DrillRealClientsIT {
      */
     private static String timeout(String client) {
         return switch (client) {
-            case "java-sdk", "java-sdk-modern" -> "20s";
+            case "java-sdk", "java-sdk-modern", "java-sdk-modern-2026" -> "20s";
             case "conformance-example" -> "8s";
             default -> "10s";
         };
@@ -173,9 +173,9 @@ class DrillRealClientsIT {
     /**
      * The Java SDK 2.2.0's {@code modern} client speaks the 2026-07-28 revision only (its one
      * protocol version; no initialize, no fall-back to a server of the 2025 revisions), and the
-     * drill serves the 2025 era: its first request fails against the demo server, so no scenario
-     * can grade it. What it printed and its scorecard go to target/drill-scorecards as evidence;
-     * drilling it needs the drill's 2026 era.
+     * drill's 2025 era cannot grade it: its first request fails against the demo server there.
+     * What it printed and its scorecard go to target/drill-scorecards as evidence; the test
+     * below drills it in the 2026 era.
      */
     @Test
     void theJavaSdksModernClientCannotSpeakThe2025EraTheDrillServes() throws Exception {
@@ -186,5 +186,32 @@ class DrillRealClientsIT {
         assertThat(run.stderr()).as("the modern client's list against the 2025 demo server")
                 .contains("[answer-lost] {\"step\":\"list\",\"error\":");
         assertThat(run.verdicts().values()).as(run.stderr()).doesNotContain("pass");
+    }
+
+    /**
+     * The Java SDK 2.2.0's {@code modern} client in the drill's 2026 era, on the four scenarios
+     * it can be graded on with the driver's steps (list, call slow, call echo): it gives up on a
+     * lost answer and goes on, tells a JSON-RPC error from a tool's, answers input_required
+     * rounds under new ids with the state echoed and stops by a bound of its own; and, a
+     * finding, after a -32022 whose supported list holds 2025-11-25 only, its next request names
+     * 2026-07-28 again (it speaks that version alone, and does not stop the application either).
+     */
+    @Test
+    void theJavaSdksModernClientInThe2026Era() throws Exception {
+        Run run = drill("java-sdk-modern-2026", dir.resolve("java-sdk-modern-2026.json"), "answer-lost",
+                "error-vs-iserror", "input-required-loop", "version-negotiation");
+        Path out = Path.of("target", "drill-scorecards");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("java-sdk-modern-2026.txt"), run.stderr(), StandardCharsets.UTF_8);
+        assertThat(run.verdicts()).as(run.stderr()).isEqualTo(Map.of(
+                "answer-lost", "pass", "error-vs-iserror", "pass", "input-required-loop", "pass",
+                "version-negotiation", "fail"));
+        for (JsonNode s : run.card().get("scenarios")) {
+            if (s.get("outcome").asText().equals("pass")) {
+                List<String> rules = Catalogue.find(s.get("name").asText()).orElseThrow().ruleNames();
+                assertThat(s.get("evidence").toString()).as(s.get("name").asText() + ": its fault in the evidence")
+                        .contains("(rule '" + rules.get(0) + "')");
+            }
+        }
     }
 }
