@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules.fault;
 
+import dev.mcpchaos.core.codec.sse.SseEvent;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.HeaderSource;
 
@@ -10,15 +11,12 @@ import dev.mcpchaos.core.frame.HeaderSource;
  */
 final class SseStreams {
 
-    /** The header a client resumes a stream with (WHATWG HTML, "the Last-Event-ID header"). */
-    static final String LAST_EVENT_ID = "Last-Event-ID";
-
     private SseStreams() {
     }
 
     /** The {@code Last-Event-ID} the stream was resumed after, or null when it is not a resumed stream. */
     static String resumedAfter(Frame frame) {
-        return frame.requestHeader(LAST_EVENT_ID);
+        return frame.requestHeader(SseEvent.LAST_EVENT_ID_HEADER);
     }
 
     /** Whether the message travels on a stream the client opened with GET (the standalone stream, or a resumed one). */

@@ -1,5 +1,6 @@
 package dev.mcpchaos.rules.journal;
 
+import dev.mcpchaos.core.codec.sse.SseEvent;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.MessageKind;
 
@@ -74,7 +75,7 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
     }
 
     /** The request header a client resumes an SSE stream with, as {@link #httpHeaders()} names it. */
-    public static final String LAST_EVENT_ID = "Last-Event-ID";
+    public static final String LAST_EVENT_ID = SseEvent.LAST_EVENT_ID_HEADER;
 
     public JournalEntry {
         Objects.requireNonNull(elapsed, "elapsed");

@@ -35,6 +35,9 @@ public final class SseEvent extends AbstractReferenceCounted {
     /** The event type a client assumes when an event has no (or an empty) {@code event} field. */
     public static final String DEFAULT_TYPE = "message";
 
+    /** The request header a client resumes a stream with, naming the last event id it got (WHATWG HTML). */
+    public static final String LAST_EVENT_ID_HEADER = "Last-Event-ID";
+
     private final ByteBuf raw;
     /** The joined data of several {@code data} lines, a buffer of the event's own; else null. */
     private final ByteBuf joined;
