@@ -5,6 +5,7 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.core.transport.IoTransport;
+import dev.mcpchaos.core.transport.ProxyBuilder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -111,15 +112,16 @@ public final class HttpProxy implements AutoCloseable {
         // the connection that began it: no thread hop for a session that stays on one connection.
         // Interceptors are shared by sessions, so they must be safe across threads (the rule
         // engine and the traffic log are).
-        sessions = newSessions(builder.interceptors, builder.executor, builder.alloc, config.observer,
-                settings.sessionIdleTimeout(), settings.maxSessions(), builder.executor != null ? builder.executor : group.next());
+        ByteBufAllocator alloc = builder.alloc();
+        sessions = newSessions(builder.interceptors(), builder.executor(), alloc, config.observer,
+                settings.sessionIdleTimeout(), settings.maxSessions(), builder.executor() != null ? builder.executor() : group.next());
         // No TCP_NODELAY child option: both of Netty's transports set it on every socket already,
         // and setting it again was one system call more per connection.
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(io.serverChannelType())
                 .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.ALLOCATOR, builder.alloc)
+                .childOption(ChannelOption.ALLOCATOR, alloc)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -461,24 +463,21 @@ public final class HttpProxy implements AutoCloseable {
 
     /**
      * Starts an {@link HttpProxy} with {@link HttpSettings} and what is not a setting: the
-     * interceptors, the observer, and how it runs (I/O transport, executor, allocator).
+     * interceptors, the observer, and how it runs (I/O transport, executor, allocator). Without an
+     * {@link #executor(EventExecutor) executor}, each session's interceptors run on the event loop
+     * of the connection that began it; one given serves every session.
      */
-    public static final class Builder {
+    public static final class Builder extends ProxyBuilder<Builder> {
         private final HttpSettings settings;
-        private final List<FrameInterceptor> interceptors = new ArrayList<>();
         /** null: {@link IoTransport#auto()}. */
         private IoTransport io;
-        private EventExecutor executor;
-        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
-        private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(HttpSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
         }
 
-        /** Adds an interceptor; they run in the order added. */
-        public Builder interceptor(FrameInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -493,27 +492,6 @@ public final class HttpProxy implements AutoCloseable {
         }
 
         /**
-         * One executor for the interceptors of every session (tests use it for virtual time);
-         * default: each session's on the event loop of the connection that began it.
-         */
-        public Builder executor(EventExecutor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** The buffer allocator; default: the pooled one. */
-        public Builder alloc(ByteBufAllocator alloc) {
-            this.alloc = Objects.requireNonNull(alloc, "alloc");
-            return this;
-        }
-
-        /** Told about sessions, limit breaches and upstream failures (metrics, event log). */
-        public Builder observer(TransportObserver observer) {
-            this.observer = Objects.requireNonNull(observer, "observer");
-            return this;
-        }
-
-        /**
          * Binds and starts relaying.
          *
          * @throws IOException when the address cannot be bound or the TLS settings cannot be used
@@ -524,7 +502,7 @@ public final class HttpProxy implements AutoCloseable {
 
         /** What a proxy started now would run with; also what a test drives a part of the proxy with. */
         HttpProxyConfig config() throws SSLException {
-            return HttpProxyConfig.of(settings, observer);
+            return HttpProxyConfig.of(settings, observer());
         }
     }
 }

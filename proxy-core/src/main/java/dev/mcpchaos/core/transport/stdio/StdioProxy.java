@@ -9,6 +9,7 @@ import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.session.Session;
+import dev.mcpchaos.core.transport.ProxyBuilder;
 import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -95,17 +96,15 @@ public final class StdioProxy implements AutoCloseable {
     private StdioProxy(Builder config, StdioServer process) {
         this.config = config;
         this.process = process;
-        if (config.executor != null) {
-            executor = config.executor;
+        if (config.executor() != null) {
+            executor = config.executor();
             ownsExecutor = false;
         } else {
             executor = new DefaultEventLoop(new DefaultThreadFactory("mcp-chaos-stdio", true));
             ownsExecutor = true;
         }
-        // The pooled allocator is read here, once the server was started, not when the builder
-        // was made: its class initialization (Netty's platform checks and arenas, tens of ms cold)
-        // then overlaps the server's own start-up instead of delaying it.
-        ByteBufAllocator alloc = config.alloc != null ? config.alloc : PooledByteBufAllocator.DEFAULT;
+        // Read here, once the server was started: see ProxyBuilder.alloc().
+        ByteBufAllocator alloc = config.alloc();
         toServer = new StreamWriter("server-stdin", process.stdin(), WRITE_HIGH_WATER_MARK,
                 e -> log.debug("the server's stdin closed: {}", e.toString()));
         toClient = new StreamWriter("client-stdout", config.clientOutput, WRITE_HIGH_WATER_MARK,
@@ -113,9 +112,9 @@ public final class StdioProxy implements AutoCloseable {
                     log.info("the client stopped reading ({}); shutting the server down", e.getMessage());
                     shutdown();
                 });
-        chain = new InterceptorChain(config.interceptors, new Session("stdio"), TransportKind.STDIO, executor, alloc,
+        chain = new InterceptorChain(config.interceptors(), new Session("stdio"), TransportKind.STDIO, executor, alloc,
                 new Control(), toServer, toClient);
-        TransportObserver observer = config.observer;
+        TransportObserver observer = config.observer();
         clientDecoder = new LineFrameDecoder(Direction.CLIENT_TO_SERVER, new LineFramer(config.maxLineLength, alloc))
                 .onOversized(length -> observer.limitBreached(TransportKind.STDIO, TransportObserver.Limit.LINE_LENGTH,
                         Direction.CLIENT_TO_SERVER, length));
@@ -146,7 +145,7 @@ public final class StdioProxy implements AutoCloseable {
     }
 
     private StdioProxy begin() {
-        config.observer.sessionStarted(TransportKind.STDIO, chain.session().id());
+        config.observer().sessionStarted(TransportKind.STDIO, chain.session().id());
         toServer.start();
         toClient.start();
         serverPump.start();
@@ -220,7 +219,7 @@ public final class StdioProxy implements AutoCloseable {
                         if (timeout != null && process.isAlive()) {
                             log.info("the server did not exit within {} of its stdin closing; sending SIGTERM",
                                     format(config.exitTimeout));
-                            config.observer.serverExitOverdue(TransportKind.STDIO, chain.session().id(),
+                            config.observer().serverExitOverdue(TransportKind.STDIO, chain.session().id(),
                                     config.exitTimeout);
                             process.terminate();
                             scheduleKill();
@@ -297,7 +296,7 @@ public final class StdioProxy implements AutoCloseable {
         if (ownsExecutor) {
             executor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
-        config.observer.sessionEnded(TransportKind.STDIO, chain.session().id());
+        config.observer().sessionEnded(TransportKind.STDIO, chain.session().id());
         exitCode.complete(code);
     }
 
@@ -423,8 +422,11 @@ public final class StdioProxy implements AutoCloseable {
         }
     }
 
-    /** Configures and starts a {@link StdioProxy}. */
-    public static final class Builder {
+    /**
+     * Configures and starts a {@link StdioProxy}. Without an {@link #executor(EventExecutor) executor},
+     * the chain runs on an event loop of the proxy's own.
+     */
+    public static final class Builder extends ProxyBuilder<Builder> {
         private final List<String> command;
         private final StdioServer.Launcher launcher;
         private Path directory;
@@ -434,14 +436,9 @@ public final class StdioProxy implements AutoCloseable {
         private boolean ownsClientInput;
         private OutputStream clientOutput;
         private OutputStream serverErrorOutput;
-        private final List<FrameInterceptor> interceptors = new ArrayList<>();
         private int maxLineLength = LineFramer.DEFAULT_MAX_LINE_LENGTH;
         private Duration exitTimeout = Duration.ofSeconds(5);
         private Duration terminateTimeout = Duration.ofSeconds(5);
-        private EventExecutor executor;
-        /** Null for Netty's pooled allocator (see the constructor). */
-        private ByteBufAllocator alloc;
-        private TransportObserver observer = TransportObserver.NONE;
 
         private Builder(List<String> command) {
             Objects.requireNonNull(command, "command");
@@ -491,9 +488,8 @@ public final class StdioProxy implements AutoCloseable {
             return this;
         }
 
-        /** Adds an interceptor; they run in the order added. */
-        public Builder interceptor(FrameInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -515,24 +511,6 @@ public final class StdioProxy implements AutoCloseable {
         /** How long the server may take to exit after SIGTERM, before SIGKILL; default 5 s. */
         public Builder terminateTimeout(Duration timeout) {
             this.terminateTimeout = requireNonNegative(timeout, "terminateTimeout");
-            return this;
-        }
-
-        /** The event loop the chain runs on; default: one of the proxy's own. */
-        public Builder executor(EventExecutor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** The buffer allocator; default: the pooled one. */
-        public Builder alloc(ByteBufAllocator alloc) {
-            this.alloc = Objects.requireNonNull(alloc, "alloc");
-            return this;
-        }
-
-        /** Told about the session and limit breaches (metrics, event log); default: nobody. */
-        public Builder observer(TransportObserver observer) {
-            this.observer = Objects.requireNonNull(observer, "observer");
             return this;
         }
 
@@ -575,7 +553,7 @@ public final class StdioProxy implements AutoCloseable {
                 server = launch();
             } catch (NotStarted e) {
                 onceStarted.accept(this);
-                observer.upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED, e.detail);
+                observer().upstreamFailed(TransportKind.STDIO, TransportObserver.UpstreamFailure.START_FAILED, e.detail);
                 throw e.exception;
             }
             try {
