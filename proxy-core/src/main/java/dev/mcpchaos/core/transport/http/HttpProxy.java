@@ -8,7 +8,6 @@ import dev.mcpchaos.core.transport.IoTransport;
 import dev.mcpchaos.core.transport.ProxyBuilder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;

@@ -87,56 +87,53 @@ final class ProxyAnswers {
 
     /** No response head within the response timeout: 504. */
     ErrorAnswer upstreamSilent() {
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT, label());
-        log.info("{} {}: the upstream did not answer within {} ms: answered 504",
-                head.method(), head.uri(), config.settings.responseTimeoutMillis);
-        return new ErrorAnswer(HttpResponseStatus.GATEWAY_TIMEOUT, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " did not answer within " + config.settings.responseTimeoutMillis + " ms");
+        long ms = config.settings.responseTimeoutMillis;
+        return upstreamFailed(TransportObserver.UpstreamFailure.TIMEOUT, label(), false, null,
+                "the upstream did not answer within " + ms + " ms", HttpResponseStatus.GATEWAY_TIMEOUT,
+                "did not answer within " + ms + " ms");
     }
 
     /** The body stopped coming for the response body timeout: 504 before the response began, a cut after. */
     ErrorAnswer bodyStopped(boolean begun) {
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.TIMEOUT,
-                label() + " (body)");
-        if (begun) {
-            log.info("{} {}: the upstream's response body stopped coming for {} ms: closing the client's connection",
-                    head.method(), head.uri(), config.settings.responseBodyTimeoutMillis);
-            return null;
-        }
-        log.info("{} {}: the upstream's response body stopped coming for {} ms: answered 504",
-                head.method(), head.uri(), config.settings.responseBodyTimeoutMillis);
-        return new ErrorAnswer(HttpResponseStatus.GATEWAY_TIMEOUT, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " stopped sending its response for " + config.settings.responseBodyTimeoutMillis + " ms");
+        String stopped = "the upstream's response body stopped coming for " + config.settings.responseBodyTimeoutMillis
+                + " ms";
+        return upstreamFailed(TransportObserver.UpstreamFailure.TIMEOUT, label() + " (body)", begun,
+                stopped + ": closing the client's connection", stopped, HttpResponseStatus.GATEWAY_TIMEOUT,
+                "stopped sending its response for " + config.settings.responseBodyTimeoutMillis + " ms");
     }
 
     /** The upstream closed its connection before the response all came: 502 before the response began, a cut after. */
     ErrorAnswer upstreamClosed(boolean begun) {
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.CLOSED,
-                label() + (begun ? " (mid-response)" : ""));
-        if (begun) {
-            log.info("{} {}: the upstream closed the connection mid-response; closing the client's",
-                    head.method(), head.uri());
-            return null;
-        }
-        log.info("{} {}: the upstream closed the connection before answering: answered 502", head.method(), head.uri());
-        return new ErrorAnswer(HttpResponseStatus.BAD_GATEWAY, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " closed the connection before answering");
+        return upstreamFailed(TransportObserver.UpstreamFailure.CLOSED, label() + (begun ? " (mid-response)" : ""),
+                begun, "the upstream closed the connection mid-response; closing the client's",
+                "the upstream closed the connection before answering", HttpResponseStatus.BAD_GATEWAY,
+                "closed the connection before answering");
     }
 
     /** What the upstream sent is not valid HTTP: 502 before the response began, a cut after. */
     ErrorAnswer invalid(Throwable cause, boolean begun) {
         String reason = cause == null ? "unknown" : cause.getMessage() != null ? cause.getMessage() : cause.toString();
-        config.observer.upstreamFailed(TransportKind.HTTP, TransportObserver.UpstreamFailure.INVALID_RESPONSE,
-                label() + ": " + reason);
+        return upstreamFailed(TransportObserver.UpstreamFailure.INVALID_RESPONSE, label() + ": " + reason, begun,
+                "the upstream's response broke off as invalid HTTP (" + reason + "); closing the client's connection",
+                "the upstream's response is not valid HTTP (" + reason + ")", HttpResponseStatus.BAD_GATEWAY,
+                "sent a response that is not valid HTTP: " + reason);
+    }
+
+    /**
+     * What every failure of the upstream's while it answers comes to: the observer is told,
+     * then, once the response has begun, the client's connection is to be cut (null, logged
+     * {@code whenBegun}); before, the client is answered {@code status} (logged {@code what} and
+     * the status) with the message {@code mcp-chaos: the upstream <label> <answer>}.
+     */
+    private ErrorAnswer upstreamFailed(TransportObserver.UpstreamFailure failure, String observed, boolean begun,
+                                       String whenBegun, String what, HttpResponseStatus status, String answer) {
+        config.observer.upstreamFailed(TransportKind.HTTP, failure, observed);
         if (begun) {
-            log.info("{} {}: the upstream's response broke off as invalid HTTP ({}); closing the client's connection",
-                    head.method(), head.uri(), reason);
+            log.info("{} {}: {}", head.method(), head.uri(), whenBegun);
             return null;
         }
-        log.info("{} {}: the upstream's response is not valid HTTP ({}): answered 502",
-                head.method(), head.uri(), reason);
-        return new ErrorAnswer(HttpResponseStatus.BAD_GATEWAY, "mcp-chaos: the upstream " + config.upstreamLabel
-                + " sent a response that is not valid HTTP: " + reason);
+        log.info("{} {}: {}: answered {}", head.method(), head.uri(), what, status.code());
+        return new ErrorAnswer(status, "mcp-chaos: the upstream " + config.upstreamLabel + " " + answer);
     }
 
     /** The upstream could not be reached: 502. */
