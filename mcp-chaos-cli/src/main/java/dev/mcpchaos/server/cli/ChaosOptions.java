@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.function.Function;
 
 /** The options every proxy command shares: what to log and what to break. A picocli mixin. */
 final class ChaosOptions {
@@ -242,6 +243,46 @@ final class ChaosOptions {
             // answered below, in the option's words
         }
         throw new OptionValueException(option + ": '" + text + "' (expected: a duration > 0, such as 10s or 1.5s)");
+    }
+
+    /** A proxy command's session, run with the live view open (or null, when there is none). */
+    @FunctionalInterface
+    interface LiveSession<E extends Exception> {
+        int run(LiveConsole live) throws E;
+    }
+
+    /**
+     * Runs a proxy command's session: warms the checks up, opens the live view (see
+     * {@link #openLiveView}), runs {@code session} with it and closes it after the session, so
+     * that its last block shows the final numbers.
+     *
+     * @return the session's exit code
+     */
+    <E extends Exception> int runWithLiveView(LiveSession<E> session) throws E {
+        checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
+        LiveConsole live = openLiveView();
+        try {
+            return session.run(live);
+        } finally {
+            if (live != null) {
+                live.close(); // after the proxy: the last block shows the final numbers
+            }
+        }
+    }
+
+    /**
+     * Gives {@code builder} the --rules file, if one was given, and starts it with {@code start}:
+     * loaded here, in the command's try, so that a refused file is answered with exit code 2
+     * (see {@link StdioCommand#notStarted}).
+     *
+     * @throws dev.mcpchaos.rules.RuleFileException when the rule file is refused
+     * @throws dev.mcpchaos.server.ProxyStartException when the proxy cannot start
+     */
+    <B extends ChaosBuilder<B>, R> R startWithRules(B builder, Function<B, R> start) {
+        if (rules != null) {
+            builder.rules(rules);
+        }
+        return start.apply(builder);
     }
 
     /**

@@ -145,15 +145,7 @@ final class HttpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        chaos.checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
-        LiveConsole live = chaos.openLiveView();
-        try {
-            return run(live);
-        } finally {
-            if (live != null) {
-                live.close(); // after the proxy: the last block shows the final numbers
-            }
-        }
+        return chaos.runWithLiveView(this::run);
     }
 
     private int run(LiveConsole live) throws Exception {

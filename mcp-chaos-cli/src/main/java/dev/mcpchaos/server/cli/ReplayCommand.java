@@ -195,10 +195,7 @@ final class ReplayCommand implements Callable<Integer> {
         chaos.applyTo(builder, null);
         McpChaosProxy.Running proxy;
         try {
-            if (chaos.rules != null) {
-                builder.rules(chaos.rules);
-            }
-            proxy = builder.start();
+            proxy = chaos.startWithRules(builder, McpChaosProxy.StdioBuilder::start);
         } catch (RuleFileException | ProxyStartException e) {
             return StdioCommand.notStarted(e);
         }
@@ -228,10 +225,7 @@ final class ReplayCommand implements Callable<Integer> {
         try {
             HttpProxyBuilder builder = McpChaosProxy.replay(replay).listen(address);
             chaos.applyTo(builder, null);
-            if (chaos.rules != null) {
-                builder.rules(chaos.rules);
-            }
-            proxy = builder.start();
+            proxy = chaos.startWithRules(builder, HttpProxyBuilder::start);
         } catch (RuleFileException | ProxyStartException e) {
             return StdioCommand.notStarted(e);
         }

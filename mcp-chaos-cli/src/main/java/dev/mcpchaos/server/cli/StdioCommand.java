@@ -96,16 +96,8 @@ final class StdioCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        chaos.checks.warmUp(); // first: what the checks load is then more likely loaded before a short session ends
-        // Before System.out is pointed at System.err, so that a stray print lands above the view too.
-        LiveConsole live = chaos.openLiveView();
-        try {
-            return run(live);
-        } finally {
-            if (live != null) {
-                live.close(); // after the proxy: the last block shows the final numbers
-            }
-        }
+        // run() points System.out at System.err once the view is open, so that a stray print lands above it too.
+        return chaos.runWithLiveView(this::run);
     }
 
     private int run(LiveConsole live) {
@@ -148,10 +140,7 @@ final class StdioCommand implements Callable<Integer> {
         signals.install("INT");
         McpChaosProxy.Running proxy;
         try {
-            if (chaos.rules != null) {
-                builder.rules(chaos.rules);
-            }
-            proxy = builder.start();
+            proxy = chaos.startWithRules(builder, McpChaosProxy.StdioBuilder::start);
         } catch (RuleFileException | ProxyStartException e) {
             return notStarted(e);
         }
