@@ -94,6 +94,9 @@ final class FastEnvelopeScanner {
     // Set by captureString and captureId; meaningless after they fail (the whole scan fails).
     private String capturedText;
     private Object capturedId;
+    // Set by memberName: where the name just read starts and ends in buffer (without its quotes).
+    private int nameStart;
+    private int nameEnd;
 
     FastEnvelopeScanner(TextCache texts) {
         this.texts = texts;
@@ -186,32 +189,17 @@ final class FastEnvelopeScanner {
     private int envelopeObject(int p) {
         members.clear();
         p = opened(p, (byte) '}');
-        if (closed) {
-            return p;
-        }
-        while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
-            int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            int member = member(nameStart, p - 1);
-            p = skipColon(p);
+        while (!closed) {
+            p = memberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
-            p = memberValue(member, p);
+            p = nextValue(memberValue(member(nameStart, nameEnd), p), (byte) '}');
             if (p == FAIL) {
                 return FAIL;
             }
-            p = nextValue(p, (byte) '}');
-            if (p == FAIL || closed) {
-                return p;
-            }
         }
+        return p;
     }
 
     /** Which member {@code buffer[start, end)} (a name without escapes) is. */
@@ -296,24 +284,12 @@ final class FastEnvelopeScanner {
      */
     private int paramsObject(int p) {
         p = opened(p, (byte) '}');
-        if (closed) {
-            return p;
-        }
-        while (true) {
-            if (p >= limit || buffer[p] != '"') {
-                return FAIL;
-            }
-            int nameStart = p + 1;
-            p = skipString(nameStart);
-            if (p == FAIL || escaped) {
-                return FAIL;
-            }
-            boolean name = p - 1 - nameStart == 4 && is(nameStart, "name");
-            p = skipColon(p);
+        while (!closed) {
+            p = memberName(p);
             if (p == FAIL) {
                 return FAIL;
             }
-            if (name && buffer[p] == '"') {
+            if (nameEnd - nameStart == 4 && is(nameStart, "name") && buffer[p] == '"') {
                 p = captureString(p);
                 if (p == FAIL) {
                     return FAIL;
@@ -321,15 +297,30 @@ final class FastEnvelopeScanner {
                 members.paramsName = capturedText;
             } else {
                 p = skipValue(p);
-                if (p == FAIL) {
-                    return FAIL;
-                }
             }
             p = nextValue(p, (byte) '}');
-            if (p == FAIL || closed) {
-                return p;
+            if (p == FAIL) {
+                return FAIL;
             }
         }
+        return p;
+    }
+
+    /**
+     * The member at {@code p} (its name's '"'): the name, which must be a string without escapes
+     * (kept as {@link #nameStart} to {@link #nameEnd}), then ':'; the position of its value.
+     */
+    private int memberName(int p) {
+        if (p >= limit || buffer[p] != '"') {
+            return FAIL;
+        }
+        nameStart = p + 1;
+        p = skipString(nameStart);
+        if (p == FAIL || escaped) {
+            return FAIL;
+        }
+        nameEnd = p - 1;
+        return skipColon(p);
     }
 
     /**
@@ -346,9 +337,12 @@ final class FastEnvelopeScanner {
     /**
      * After a value in a container: whitespace, then ',' and the position of the next value or
      * member (whitespace skipped), or {@code closer} and the position just past it with
-     * {@link #closed} set; FAIL for anything else.
+     * {@link #closed} set; FAIL for anything else, and for a value that failed ({@code p} FAIL).
      */
     private int nextValue(int p, byte closer) {
+        if (p == FAIL) {
+            return FAIL;
+        }
         p = skipWhitespace(p);
         if (p >= limit) {
             return FAIL;
