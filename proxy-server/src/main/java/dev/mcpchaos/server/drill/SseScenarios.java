@@ -175,7 +175,7 @@ final class SseScenarios {
         return e.faults().stream().anyMatch(action -> action.fault().equals(SseRetryFault.TYPE.name()));
     }
 
-    private static String seconds(Duration d) {
+    static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
     }
 }
