@@ -64,7 +64,7 @@ final class SseScenarios {
                         Level.SHOULD, HTTP, SESSIONS, "not built yet", null,
                         "a fault that removes it could not be seen firing: the proxy's SSE decoder gives an event "
                                 + "without a message (the priming event's empty data) a blank envelope, which no rule "
-                                + "matches, and the journal records messages only; it needs rules on "
+                                + "matches, and the journal does not record it (it records messages only); it needs rules on "
                                 + "message-less SSE events and a journal entry for a fault on no message"),
                 new Scenario("retry-field", "an SSE answer's first progress event says retry: "
                         + RETRY.toMillis() + ", then the answer is cut",
