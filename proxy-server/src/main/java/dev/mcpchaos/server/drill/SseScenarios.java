@@ -62,10 +62,11 @@ final class SseScenarios {
                                 + "priming event, an event id and empty data, to prime the client to reconnect); "
                                 + "the text names no fallback without one: basic/lifecycle#timeouts (SHOULD)",
                         Level.SHOULD, HTTP, SESSIONS, "not built yet", null,
-                        "a fault that removes it could not be seen firing: the proxy's SSE decoder gives an event "
-                                + "without a message (the priming event's empty data) a blank envelope, which no rule "
-                                + "matches, and the journal does not record it (it records messages only); it needs rules on "
-                                + "message-less SSE events and a journal entry for a fault on no message"),
+                        "the priming event carries no message: the proxy's SSE decoder gives such an event a "
+                                + "blank envelope, which no rule matches, and the journal does not record it (it "
+                                + "records messages only), so a fault that removed it could not be seen firing; it "
+                                + "needs rules on message-less SSE events and a journal entry for a fault on no "
+                                + "message"),
                 new Scenario("retry-field", "an SSE answer's first progress event says retry: "
                         + RETRY.toMillis() + ", then the answer is cut",
                         List.of(Rules.sseRetry("retry-field", RETRY).onMethod("notifications/progress").times(1),
