@@ -32,8 +32,13 @@
 //   - a call refused -32020 (HeaderMismatch), -32022 (unsupported version) and a failed
 //     server/discover are the SDK's to handle (2.4 lists the tools again and retries the call once;
 //     picks another version or initialize; or reports the error): nothing is resent by hand.
+//   - at the end (when it speaks 2026-07-28) it listens for tools/list_changed (subscriptions/listen)
+//     and holds the stream open a while (LISTEN_HOLD_MS, default 200); a listen that fails, or whose
+//     stream ends without the server's graceful result, is sent again (a new request, a new id), up
+//     to 3 times; then it closes the subscription.
 // Its flaws, one per 2026 scenario:
 //   endless-input       answers input_required rounds up to 1000 times (no bound of its own);
+//   no-relisten         listens once: a listen stream that is cut is not opened again;
 //   retry-mismatch      POSTs a request refused -32020 again at once, as it was (before the SDK sees it);
 //   retry-version       POSTs a request answered -32022 again as it was (the refused version);
 //   retry-discover      POSTs a server/discover answered 500 again as it was.
@@ -50,7 +55,7 @@ const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1]
 const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
 const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
-  'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover'];
+  'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover', 'no-relisten'];
 if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
     || !(url || serverCommand?.length)) {
   process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] [--era 2025|2026] `
@@ -66,6 +71,7 @@ const print = line => process.stdout.write(JSON.stringify({ scenario: process.en
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 let sessionGone = false;
 const LOG_WAIT = Number(process.env.LOG_WAIT_MS || 4000);
+const LISTEN_HOLD = Number(process.env.LISTEN_HOLD_MS || 200);
 // The SDK's defaults but a first delay of 250 ms (the SDK's is 1 s: a drill of many scenarios
 // adds them up); the no-resume flaw: no reconnection at all.
 const reconnectionOptions = { initialReconnectionDelay: 250, maxReconnectionDelay: 30000,
@@ -289,6 +295,30 @@ if (!serverCommand && era !== '2026') {
     print({ step: 'log-message', received });
   } catch (error) {
     print({ step: 'set-log-level', error: failure(error) });
+  }
+}
+// 2026: a listen stream for tools/list_changed, opened again when it is cut (listen-cut).
+if (era === '2026' && client.getNegotiatedProtocolVersion() === '2026-07-28') {
+  const attempts = flaw === 'no-relisten' ? 1 : 3;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    let subscription;
+    try {
+      subscription = await client.listen({ toolsListChanged: true }, { timeout });
+    } catch (error) {
+      print({ step: 'listen', attempt, error: failure(error) });
+      continue;
+    }
+    print({ step: 'listen', attempt, ok: true, honored: subscription.honoredFilter });
+    const cause = await Promise.race([subscription.closed,
+      new Promise(resolve => setTimeout(() => resolve('held'), LISTEN_HOLD))]);
+    if (cause === 'held') {
+      await subscription.close().catch(() => {});
+      print({ step: 'listen-close', ok: true });
+      break;
+    }
+    // Ended by the server: gracefully (the complete result) is the end; else the stream was lost.
+    print({ step: 'listen-ended', attempt, cause });
+    if (cause === 'graceful') break;
   }
 }
 const closing = Date.now();

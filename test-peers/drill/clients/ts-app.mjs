@@ -11,6 +11,9 @@
 // (both SDKs' default is 60 s, DEFAULT_REQUEST_TIMEOUT_MSEC), after which the SDK cancels it. A step
 // that fails is printed and the application goes on with the next one, as a tool-using app would;
 // nothing is retried by the driver: what is retried, the SDK retried.
+// In --era 2026, when 2026-07-28 was negotiated, one step more before close: it listens for
+// tools/list_changed (client.listen, subscriptions/listen), holds the stream 200 ms and closes it; the
+// SDK does not listen again by itself ("No automatic re-listen"), and neither does the driver.
 // Prints one JSON line per step; exits 0 when it got through its steps, 1 when connecting failed.
 const args = process.argv.slice(2);
 const url = args[args.length - 1];
@@ -58,5 +61,17 @@ await step('list', () => client.listTools(undefined, { timeout: TIMEOUT_MS }));
 const callTool = (params, options) => sdk === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options);
 await step('call-slow', () => callTool({ name: 'slow', arguments: { ms: 50 } }, { timeout: TIMEOUT_MS, onprogress: () => {} }));
 await step('call-echo', () => callTool({ name: 'echo', arguments: { text: 'hello' } }, { timeout: TIMEOUT_MS }));
+if (era === '2026' && client.getNegotiatedProtocolVersion() === '2026-07-28') {
+  await step('listen', async () => {
+    const subscription = await client.listen({ toolsListChanged: true }, { timeout: TIMEOUT_MS });
+    const cause = await Promise.race([subscription.closed,
+      new Promise(resolve => setTimeout(() => resolve('held'), 200))]);
+    if (cause === 'held') {
+      await subscription.close();
+    } else {
+      print({ event: 'listen-ended', cause });
+    }
+  });
+}
 await step('close', () => client.close());
 process.exit(0);

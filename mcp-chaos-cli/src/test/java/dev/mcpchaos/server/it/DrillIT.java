@@ -202,7 +202,7 @@ class DrillIT {
             .filter(s -> s.built() && s.appliesTo(TransportKind.HTTP, Era.STATELESS)).map(Scenario::name).toList();
 
     /** The 2026-07-28 era's own scenarios (stateless only), each with the twin that fails it. */
-    private static final List<String> OWN_2026 = List.of("input-required-loop", "header-mismatch",
+    private static final List<String> OWN_2026 = List.of("listen-cut", "input-required-loop", "header-mismatch",
             "version-negotiation", "discover-unsupported");
 
     /**
@@ -235,6 +235,19 @@ class DrillIT {
         Map<String, String> verdicts = drill(flaw, "42", "http", List.of(fails, passes), "2026");
         assertThat(verdicts).as("the " + flaw + " twin in 2026\n" + err)
                 .isEqualTo(Map.of(fails, "fail", passes, "pass"));
+    }
+
+    /**
+     * listen-cut (#37): the twin that listens only once fails it, and passes header-mismatch (its
+     * flaw touches no other scenario: it listens in every run, and only listen-cut cuts the stream);
+     * the well-behaved client's pass is in the run of every 2026 scenario above.
+     */
+    @Test
+    void in2026TheNoRelistenTwinFailsListenCut() throws Exception {
+        Map<String, String> verdicts = drill("no-relisten", "42", "http", List.of("listen-cut", "header-mismatch"),
+                "2026");
+        assertThat(verdicts).as("the no-relisten twin in 2026\n" + err)
+                .isEqualTo(Map.of("listen-cut", "fail", "header-mismatch", "pass"));
     }
 
     @Test

@@ -21,8 +21,10 @@ import dev.mcpchaos.server.host.McpStdioHost;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
@@ -65,6 +67,16 @@ final class DemoHandler implements McpSessionHandler {
     /** The -32022 error code: the version a sessionless request names is not one this server speaks. */
     static final int UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
+    /** The {@code _meta} key that ties a notification of a {@code subscriptions/listen} stream to its request. */
+    static final String SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId";
+
+    /**
+     * How many {@code subscriptions/listen} streams may be open at once; another is refused with
+     * -32603, as the TypeScript SDK 2.4 server refuses one past its own limit. A stream whose client
+     * went away is let go when the host notices (at its next write), so this bounds a burst only.
+     */
+    static final int MAX_SUBSCRIPTIONS = 256;
+
     private static final String INSTRUCTIONS = "This is the mcp-chaos built-in demo server. Its tools (echo, add, "
             + "slow, large) give a proxy something predictable to inject faults into.";
 
@@ -81,6 +93,8 @@ final class DemoHandler implements McpSessionHandler {
     private final Consumer<JsonNode> unsolicited;
     /** Whether this handler answers sessionless 2026-07-28 requests (no initialize, _meta on each). */
     private final boolean sessionless;
+    /** The open {@code subscriptions/listen} streams, each with the graceful-closure result it ends with. */
+    private final Map<CompletableFuture<JsonNode>, JsonNode> subscriptions = new ConcurrentHashMap<>();
 
     /**
      * @param log where diagnostics go (stderr in production)
@@ -236,7 +250,9 @@ final class DemoHandler implements McpSessionHandler {
             case "server/discover":
                 ObjectNode discovered = NODES.objectNode();
                 McpRevisions.SESSIONLESS.forEach(discovered.putArray("supportedVersions")::add);
-                discovered.putObject("capabilities").putObject("tools").put("listChanged", false);
+                // listChanged: a subscriptions/listen stream for tools/list_changed is served (the
+                // list never changes, so none is ever sent; a stream to hold open and cut).
+                discovered.putObject("capabilities").putObject("tools").put("listChanged", true);
                 discovered.put("instructions", INSTRUCTIONS);
                 discovered.put("ttlMs", 0);
                 discovered.put("cacheScope", "private");
@@ -254,9 +270,62 @@ final class DemoHandler implements McpSessionHandler {
                 return done(complete(result(id, listed)));
             case "tools/call":
                 return callTool(id, params, related).thenApply(DemoHandler::complete);
+            case "subscriptions/listen":
+                return listen(id, params, related);
             default:
                 return done(error(id, METHOD_NOT_FOUND, "Method not found: " + method));
         }
+    }
+
+    /**
+     * A {@code subscriptions/listen} request (2026-07-28, basic/patterns/subscriptions): the
+     * acknowledgment first, with the subset of the filter honoured ({@code toolsListChanged} only:
+     * the demo has no prompts or resources), then the stream stays open. Its tool list never
+     * changes, so no {@code notifications/tools/list_changed} follows; the reply (the graceful
+     * closure, a {@code complete} result) comes only when the server stops ({@link #endSubscriptions}),
+     * or at once when nothing was honoured. Over HTTP it is answered as an SSE stream
+     * ({@link #answersAsStream}); the host lets it go when its client closes that stream.
+     */
+    private CompletableFuture<JsonNode> listen(JsonNode id, JsonNode params, Consumer<JsonNode> related) {
+        JsonNode filter = params == null ? null : params.get("notifications");
+        if (filter == null || !filter.isObject()) {
+            return done(error(id, INVALID_PARAMS, "Invalid params: 'notifications' is required and must be an object"));
+        }
+        if (subscriptions.size() >= MAX_SUBSCRIPTIONS) {
+            return done(error(id, INTERNAL_ERROR, "Subscription limit reached (" + MAX_SUBSCRIPTIONS + ")"));
+        }
+        ObjectNode honored = NODES.objectNode();
+        if (filter.path("toolsListChanged").asBoolean(false)) {
+            honored.put("toolsListChanged", true);
+        }
+        ObjectNode ack = NODES.objectNode();
+        ack.put("jsonrpc", "2.0");
+        ack.put("method", "notifications/subscriptions/acknowledged");
+        ObjectNode ackParams = ack.putObject("params");
+        ackParams.putObject("_meta").set(SUBSCRIPTION_ID_META, id);
+        ackParams.set("notifications", honored);
+        related.accept(ack);
+        ObjectNode closure = NODES.objectNode();
+        closure.put("resultType", "complete");
+        closure.putObject("_meta").set(SUBSCRIPTION_ID_META, id);
+        JsonNode graceful = result(id, closure);
+        if (honored.isEmpty()) {
+            return done(graceful); // nothing to listen for: closed gracefully at once, as the SDK's server does
+        }
+        CompletableFuture<JsonNode> subscription = new CompletableFuture<>();
+        subscriptions.put(subscription, graceful);
+        // Cancelled by the host when the client went away: forgotten, nothing sent.
+        subscription.whenComplete((reply, failure) -> subscriptions.remove(subscription));
+        return subscription;
+    }
+
+    /**
+     * Ends every open {@code subscriptions/listen} stream gracefully, as a server that stops
+     * SHOULD (basic/patterns/subscriptions, "Graceful Closure"): each gets its {@code complete}
+     * result, and the host then ends the stream.
+     */
+    void endSubscriptions() {
+        subscriptions.forEach(CompletableFuture::complete);
     }
 
     /** A result response with {@code resultType: "complete"}, as 2026-07-28 results carry; an error as it is. */
@@ -326,7 +395,8 @@ final class DemoHandler implements McpSessionHandler {
 
     @Override
     public boolean answersAsStream(JsonNode request) {
-        return streamsProgress(request);
+        return streamsProgress(request)
+                || sessionless && "subscriptions/listen".equals(request.path("method").textValue());
     }
 
     @Override

@@ -23,7 +23,7 @@ final class DemoHandlers implements McpSessionHandler.Factory {
     private final PrintStream log;
     private final String serverVersion;
     private final ExecutorService toolExecutor;
-    private final McpSessionHandler sessionless;
+    private final DemoHandler sessionless;
 
     /**
      * @param log where diagnostics go (stderr in production)
@@ -62,6 +62,9 @@ final class DemoHandlers implements McpSessionHandler.Factory {
 
     @Override
     public void close() {
+        if (sessionless != null) {
+            sessionless.endSubscriptions();
+        }
         toolExecutor.shutdownNow();
     }
 }

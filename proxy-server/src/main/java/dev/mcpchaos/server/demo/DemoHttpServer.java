@@ -55,10 +55,14 @@ public final class DemoHttpServer {
      * without {@code Mcp-Session-Id} whose {@code MCP-Protocol-Version} is 2026-07-28 is then
      * answered on its own: {@code server/discover}, {@code tools/list} (with {@code ttlMs: 0} and
      * {@code cacheScope: "private"}), {@code tools/call} (the same tools) and {@code ping}, each
-     * result with {@code resultType: "complete"}; a request
+     * result with {@code resultType: "complete"}, and {@code subscriptions/listen}: an SSE stream
+     * that starts with {@code notifications/subscriptions/acknowledged} ({@code toolsListChanged}
+     * honoured) and stays open until the client closes it or the server stops (then it ends with
+     * the graceful {@code complete} result); the tool list never changes, so no
+     * {@code notifications/tools/list_changed} comes on it. A request
      * whose {@code _meta} names another version gets {@code -32022} (UnsupportedProtocolVersion,
      * listing 2026-07-28). {@code initialize} still starts a 2025 session. What it does not do
-     * (yet): {@code subscriptions/listen}, {@code input_required} rounds of its own, the header
+     * (yet): {@code input_required} rounds of its own, the header
      * checks ({@code Mcp-Method}/{@code Mcp-Name}, -32020), and the {@code 400} status the spec
      * gives -32022 over HTTP (it answers the error with 200).
      *

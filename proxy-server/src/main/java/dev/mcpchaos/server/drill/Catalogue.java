@@ -214,10 +214,8 @@ public final class Catalogue {
                         + "for the request", "basic/transports/streamable-http#cancellation (2026-07-28)", Level.SHOULD,
                 HTTP, STATELESS, "the client's own act, not a fault: the drill has no way to make a client want to "
                         + "cancel, and the journal records messages, not a client closing its answer's stream"));
-        s.add(notBuilt("listen-cut", "subscriptions/listen is cut", "subscribes again",
-                "basic/patterns/subscriptions (2026-07-28)", Level.SHOULD, HTTP, STATELESS,
-                "the demo server does not serve subscriptions/listen (its tool list never changes), so there is no "
-                        + "listen stream to cut"));
+        // listen-cut (#37): in a class of its own, with its grader.
+        s.add(SubscriptionScenarios.listenCut());
         s.add(new Scenario("input-required-loop", "every answer to tools/call of echo is one more input_required "
                         + "round (requestState only): the rounds never end",
                 List.of(Rules.inputRequired("input-required-loop").onMethod("tools/call").onTool("echo")

@@ -54,14 +54,19 @@ final class SseScenarios {
                         "pass when, after the cut, the answer to a tools/call reached the client on a stream it "
                                 + "resumed with Last-Event-ID; fail when none did",
                         resumesCutAnswer(), null),
-                new Scenario("priming-missing", "the priming event of an SSE answer is missing",
-                        List.of(), "does not depend on it; still reads the answer",
+                new Scenario("priming-missing", "the priming event of an SSE answer is missing, and the stream "
+                        + "is cut before its first message",
+                        List.of(), "cannot resume (it holds no event id for Last-Event-ID) and does not crash or hang: "
+                                + "times the request out and reports it, or sends a read again under a new id",
                         SPEC + "#sending-messages-to-the-server (2025-11-25, item 6: the server SHOULD send a "
-                                + "priming event, an event id and empty data)",
+                                + "priming event, an event id and empty data, to prime the client to reconnect); "
+                                + "the text names no fallback without one: basic/lifecycle#timeouts (SHOULD)",
                         Level.SHOULD, HTTP, SESSIONS, "not built yet", null,
-                        "the priming event carries no message: rules never pick such an event and the journal "
-                                + "does not record it, so a fault that removed it could not be seen firing, and a "
-                                + "client that does without it looks the same as one that never got it"),
+                        "the priming event carries no message: the proxy's SSE decoder gives such an event a "
+                                + "blank envelope, which no rule matches, and the journal does not record it (it "
+                                + "records messages only), so a fault that removed it could not be seen firing; it "
+                                + "needs rules on message-less SSE events and a journal entry for a fault on no "
+                                + "message"),
                 new Scenario("retry-field", "an SSE answer's first progress event says retry: "
                         + RETRY.toMillis() + ", then the answer is cut",
                         List.of(Rules.sseRetry("retry-field", RETRY).onMethod("notifications/progress").times(1),
@@ -175,7 +180,7 @@ final class SseScenarios {
         return e.faults().stream().anyMatch(action -> action.fault().equals(SseRetryFault.TYPE.name()));
     }
 
-    private static String seconds(Duration d) {
+    static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
     }
 }

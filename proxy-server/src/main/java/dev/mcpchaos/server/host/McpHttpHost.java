@@ -20,6 +20,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -418,7 +419,7 @@ public final class McpHttpHost implements AutoCloseable {
             return;
         }
         if (accept.eventStream() && handler.answersAsStream(message)) {
-            respondWithStream(exchange, handler, newStream.apply(0), message);
+            respondWithStream(exchange, handler, newStream.apply(0), message, handler == handlers.sessionless());
         } else {
             // A JSON response has no room for progress; should any come, the GET stream gets it.
             JsonNode reply = await(handler.handle(message, unsolicited));
@@ -456,19 +457,26 @@ public final class McpHttpHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Answers {@code message} as an SSE stream. A sessionless stream cannot be resumed (2026-07-28
+     * has no {@code Last-Event-ID}), so when its connection ends, the reply is cancelled: what the
+     * handler still holds open for it (a {@code subscriptions/listen}) is let go.
+     */
     private void respondWithStream(HttpExchange exchange, McpSessionHandler handler, SseStream stream,
-                                   JsonNode message) throws IOException {
+                                   JsonNode message, boolean sessionless) throws IOException {
         SseStream.Connection connection = stream.attach(0);
         if (primes(exchange)) {
             stream.prime();
         }
+        CompletableFuture<JsonNode> reply = null;
         try {
             startEventStream(exchange);
-            handler.handle(message, stream::append).whenComplete((reply, failure) -> {
-                if (reply != null) {
-                    stream.append(reply);
+            reply = handler.handle(message, stream::append);
+            reply.whenComplete((answer, failure) -> {
+                if (answer != null) {
+                    stream.append(answer);
                 }
-                if (failure != null) {
+                if (failure != null && !(failure instanceof CancellationException)) {
                     log.println(logPrefix + "failed to answer on stream " + stream.number() + ": " + failure);
                 }
                 stream.complete();
@@ -476,6 +484,9 @@ public final class McpHttpHost implements AutoCloseable {
             connection.serve(exchange.getResponseBody(), keepAlive);
         } finally {
             connection.detach();
+            if (sessionless && reply != null) {
+                reply.cancel(false);
+            }
         }
     }
 

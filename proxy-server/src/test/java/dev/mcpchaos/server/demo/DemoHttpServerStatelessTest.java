@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcpchaos.server.host.McpHttpHost;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -71,6 +76,71 @@ class DemoHttpServerStatelessTest {
         assertThat(refused.get("code").asInt()).isEqualTo(-32022);
         assertThat(refused.get("data").toString())
                 .isEqualTo("{\"supported\":[\"2026-07-28\"],\"requested\":\"2099-01-01\"}");
+    }
+
+    private HttpRequest listenRequest(String id, String filter) {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"method\":\"subscriptions/listen\",\"params\":{"
+                + "\"notifications\":" + filter + ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
+        return HttpRequest.newBuilder(server.endpoint())
+                .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "subscriptions/listen")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    /** The data lines of an SSE body, read until {@code count} of them came or the stream ended. */
+    private static List<JsonNode> messages(BufferedReader sse, int count) throws Exception {
+        List<JsonNode> messages = new ArrayList<>();
+        String line;
+        while (messages.size() < count && (line = sse.readLine()) != null) {
+            if (line.startsWith("data:") && !line.substring(5).isBlank()) {
+                messages.add(JSON.readTree(line.substring(5)));
+            }
+        }
+        return messages;
+    }
+
+    @Test
+    void subscriptionsListenIsAcknowledgedHeldOpenAndClosedGracefullyWhenTheServerStops() throws Exception {
+        server = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), McpHttpHost.DEFAULT_KEEP_ALIVE, true);
+        JsonNode discovered = JSON.readTree(post("server/discover", "", "2026-07-28").body()).get("result");
+        assertThat(discovered.at("/capabilities/tools/listChanged").asBoolean()).isTrue();
+
+        HttpResponse<java.io.InputStream> listen = http.send(listenRequest("listen:0",
+                "{\"toolsListChanged\":true,\"promptsListChanged\":true}"), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(listen.statusCode()).isEqualTo(200);
+        assertThat(listen.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+        try (BufferedReader sse = new BufferedReader(new InputStreamReader(listen.body(), StandardCharsets.UTF_8))) {
+            JsonNode ack = messages(sse, 1).get(0);
+            assertThat(ack.get("method").asText()).isEqualTo("notifications/subscriptions/acknowledged");
+            assertThat(ack.at("/params/_meta/io.modelcontextprotocol~1subscriptionId").asText()).isEqualTo("listen:0");
+            assertThat(ack.at("/params/notifications").toString()).as("only what the demo can send")
+                    .isEqualTo("{\"toolsListChanged\":true}");
+            // Still open: other requests are answered meanwhile.
+            assertThat(post("ping", "", "2026-07-28").statusCode()).isEqualTo(200);
+
+            server.close();
+            List<JsonNode> rest = messages(sse, 2);
+            assertThat(rest).as("the graceful closure, then the end of the stream").hasSize(1);
+            assertThat(rest.get(0).get("id").asText()).isEqualTo("listen:0");
+            assertThat(rest.get(0).at("/result/resultType").asText()).isEqualTo("complete");
+            assertThat(rest.get(0).at("/result/_meta/io.modelcontextprotocol~1subscriptionId").asText())
+                    .isEqualTo("listen:0");
+        }
+    }
+
+    @Test
+    void aListenForNothingTheDemoSendsIsAcknowledgedEmptyAndClosedAtOnce() throws Exception {
+        server = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), McpHttpHost.DEFAULT_KEEP_ALIVE, true);
+        HttpResponse<String> listen = http.send(listenRequest("l", "{\"resourcesListChanged\":true}"),
+                HttpResponse.BodyHandlers.ofString());
+        List<JsonNode> messages = messages(new BufferedReader(new java.io.StringReader(listen.body())), 3);
+        assertThat(messages).hasSize(2);
+        assertThat(messages.get(0).at("/params/notifications").toString()).isEqualTo("{}");
+        assertThat(messages.get(1).at("/result/resultType").asText()).isEqualTo("complete");
+
+        String refusedBody = http.send(listenRequest("m", "null"), HttpResponse.BodyHandlers.ofString()).body();
+        JsonNode refused = messages(new BufferedReader(new java.io.StringReader(refusedBody)), 1).get(0).get("error");
+        assertThat(refused.get("code").asInt()).isEqualTo(-32602);
     }
 
     @Test
