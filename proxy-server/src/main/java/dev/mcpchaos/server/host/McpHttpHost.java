@@ -386,7 +386,9 @@ public final class McpHttpHost implements AutoCloseable {
         McpSessionHandler sessionless = handlers.sessionless();
         if ((sessionHeader == null || sessionHeader.isBlank()) && sessionless != null
                 && McpRevisions.isSessionless(exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER))) {
-            answer(exchange, accept, message, sessionless, this::unsolicitedWithoutSession, SseStream::new);
+            // No event ids: the revision has no resumption, a broken stream is re-issued instead.
+            answer(exchange, accept, message, sessionless, this::unsolicitedWithoutSession,
+                    number -> new SseStream(number, false));
             return;
         }
         McpHttpSession session = requireSession(exchange);
