@@ -62,8 +62,14 @@ class DrillRealClientsIT {
      * client never sends the lost tools/list again: it waits out the SDK's 60 s default and is
      * stopped by the drill's timeout. The Java SDK answers the 404 with an initialize on a new
      * session right after it (and fails the call that met the 404, which the application may send again).
+     * The TypeScript SDK 2.4 in 2026-07-28 never re-issues a call whose response stream broke (the
+     * journal has no second tools/call of slow after the cut: the call times out, the next is echo),
+     * which the changelog makes a MUST; and it cancels a call it gave up on by closing its stream
+     * (the journal notes the close at its 2.5 s timeout, before the held answer, and no
+     * notifications/cancelled).
      */
     private static final Map<String, Map<String, String>> VERIFIED = Map.of(
+            "ts-sdk-2-2026", Map.of("stream-broken-reissue", "fail", "close-as-cancel", "pass"),
             "ts-sdk-2", Map.of("session-404", "fail"),
             "ts-sdk-1", Map.of("session-404", "fail"),
             "java-sdk", Map.of("session-404", "pass"),
