@@ -32,6 +32,11 @@
 //   - a call refused -32020 (HeaderMismatch), -32022 (unsupported version) and a failed
 //     server/discover are the SDK's to handle (2.4 lists the tools again and retries the call once;
 //     picks another version or initialize; or reports the error): nothing is resent by hand.
+//   - a request whose response stream breaks (the connection closes before its answer: 2026-07-28
+//     has no resumption) is re-issued once as a new request (a new id), a write too: the revision
+//     says the broken stream lost it (the fetch layer notices the break and fails the call at once);
+//   - a request it gives up on is cancelled by closing its stream (the SDK's own 2026 behaviour:
+//     it aborts the request's POST and sends no notifications/cancelled).
 //   - at the end (when it speaks 2026-07-28) it listens for tools/list_changed (subscriptions/listen)
 //     and holds the stream open a while (LISTEN_HOLD_MS, default 200); a listen that fails, or whose
 //     stream ends without the server's graceful result, is sent again (a new request, a new id), up
@@ -41,7 +46,11 @@
 //   no-relisten         listens once: a listen stream that is cut is not opened again;
 //   retry-mismatch      POSTs a request refused -32020 again at once, as it was (before the SDK sees it);
 //   retry-version       POSTs a request answered -32022 again as it was (the refused version);
-//   retry-discover      POSTs a server/discover answered 500 again as it was.
+//   retry-discover      POSTs a server/discover answered 500 again as it was;
+//   no-reissue          reports a call whose stream broke failed, and does not re-issue it;
+//   reissue-same-id     POSTs a request whose stream broke again as it was, id and all (below the SDK);
+//   no-cancel           never closes a request's stream: its POSTs ignore the SDK's abort, so an
+//                       answer it gave up on still comes in on the open stream.
 // Prints one JSON line per step on stdout; exits 0 when it finished its steps.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -55,7 +64,7 @@ const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1]
 const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
 const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
-  'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover', 'no-relisten'];
+  'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover', 'no-relisten', 'no-reissue', 'reissue-same-id', 'no-cancel'];
 if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
     || !(url || serverCommand?.length)) {
   process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] [--era 2025|2026] `
@@ -98,12 +107,106 @@ function withoutRetryFields(response) {
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+// 2026: how many response streams broke (the connection closed before the request's answer), and
+// what a write in flight is told when one does (see write()).
+let brokenStreams = 0;
+let onBrokenStream = () => {};
+
+/** The JSON-RPC id of a POSTed request in 2026 (a response stream to watch), else undefined. */
+function requestIdOf(init, body) {
+  if (era !== '2026' || init?.method !== 'POST' || body === null) return undefined;
+  try {
+    const message = JSON.parse(body);
+    return message.method && message.id !== undefined ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether text (a JSON body, or SSE events) holds the answer (result or error) to request id. */
+function holdsAnswer(text, id) {
+  const isAnswer = m => m && m.id === id && (m.result !== undefined || m.error !== undefined);
+  try {
+    return isAnswer(JSON.parse(text));
+  } catch { /* SSE */ }
+  return text.split('\n').filter(line => line.startsWith('data:')).some(line => {
+    try { return isAnswer(JSON.parse(line.slice(5))); } catch { return false; }
+  });
+}
+
+/**
+ * A 2026 response watched for a break: its body failing (the connection closed) before the answer
+ * to request id came, while the SDK had not aborted it. Then the break is counted and the write in
+ * flight told (the well-behaved client re-issues it as a new request); the reissue-same-id flaw
+ * POSTs the request again as it was instead and goes on with that response's body.
+ */
+function watched(response, id, input, init) {
+  if (!response.body) return response;
+  let text = '';
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
+  let current = reader;
+  const body = new ReadableStream({
+    async pull(controller) {
+      try {
+        const { value, done } = await current.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        text += decoder.decode(value, { stream: true });
+        controller.enqueue(value);
+      } catch (error) {
+        if (init.signal?.aborted || holdsAnswer(text, id)) {
+          controller.error(error);
+          return;
+        }
+        brokenStreams++;
+        print({ step: 'stream-broken', id, error: String(error?.message ?? error) });
+        if (flaw === 'reissue-same-id') {
+          print({ step: 'resend-same-id', id });
+          const again = await fetch(input, init);
+          current = again.body.getReader();
+          text = '';
+          return;
+        }
+        onBrokenStream();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      return current.cancel(reason);
+    }
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** The HTTP layer: Retry-After (honoured, or not), 404 noticed, and the reuse-id flaw's resend. */
 async function drillFetch(input, init) {
   const body = typeof init?.body === 'string' ? init.body : null;
   const isListTools = init?.method === 'POST' && body !== null && body.includes('"tools/list"');
+  const watchedId = requestIdOf(init, body);
+  if (watchedId !== undefined && flaw === 'no-cancel') {
+    init = { ...init, signal: undefined }; // the flaw: the SDK's abort never closes the stream
+  }
   let response;
-  if (flaw === 'reuse-id' && isListTools) {
+  if (watchedId !== undefined && !(flaw === 'reuse-id' && isListTools)) {
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      // The connection closed before the response began: a broken stream too.
+      brokenStreams++;
+      print({ step: 'stream-broken', id: watchedId, error: String(error?.message ?? error) });
+      if (flaw !== 'reissue-same-id') {
+        onBrokenStream();
+        throw error;
+      }
+      print({ step: 'resend-same-id', id: watchedId });
+      response = await fetch(input, init);
+    }
+    response = watched(response, watchedId, input, init);
+  } else if (flaw === 'reuse-id' && isListTools) {
     // The flaw: a read that timed out is POSTed again as it was, id and all.
     const first = new AbortController();
     const timer = setTimeout(() => first.abort(), T);
@@ -230,13 +333,24 @@ async function read(step, call) {
   return null;
 }
 
-/** A write: once; after a failure its outcome is unknown, and it is not sent again (unless the flaw says so). */
-async function write(step, call) {
+/**
+ * A write: once; after a failure its outcome is unknown, and it is not sent again (unless the flaw
+ * says so). In 2026, a write whose response stream broke is re-issued once, as a new request: the
+ * break fails the call at once (its signal), and the SDK gives the new request a new id.
+ */
+async function write(step, call, reissued = false) {
+  const broken = brokenStreams;
+  const abort = new AbortController();
+  onBrokenStream = () => abort.abort(new Error('the response stream broke before the answer'));
   try {
-    const result = await call();
+    const result = await call(era === '2026' ? abort.signal : undefined);
     print({ step, ok: true, isError: result?.isError === true });
   } catch (error) {
-    print({ step, error: failure(error), outcome: 'unknown' });
+    print({ step, error: failure(error), outcome: brokenStreams > broken ? 'lost with its stream' : 'unknown' });
+    if (brokenStreams > broken && !reissued && flaw !== 'no-reissue') {
+      print({ step: step + '-reissue' });
+      return write(step, call, true);
+    }
     if (sessionGone) {
       await connect(); // a 404: the session is gone, the call was not done
       return write(step, call);
@@ -260,9 +374,10 @@ try {
 }
 await read('list', () => client.listTools(undefined, { timeout }));
 // Asks for progress, so the demo server answers as an SSE stream.
-await write('call-slow', () => client.callTool({ name: 'slow', arguments: { ms: 50 } },
-  { timeout: writeTimeout, onprogress: () => {} }));
-await write('call-echo', () => client.callTool({ name: 'echo', arguments: { text: 'after' } }, { timeout: writeTimeout }));
+await write('call-slow', signal => client.callTool({ name: 'slow', arguments: { ms: 50 } },
+  { timeout: writeTimeout, onprogress: () => {}, signal }));
+await write('call-echo', signal => client.callTool({ name: 'echo', arguments: { text: 'after' } },
+  { timeout: writeTimeout, signal }));
 await read('read-back', () => client.listTools(undefined, { timeout }));
 let mixedUp = false;
 if (serverCommand) {

@@ -308,6 +308,9 @@ final class ChaosRuntime {
     TransportObserver observer() {
         TransportObserver fromMetrics = metrics != null ? metrics.observer(transport) : TransportObserver.NONE;
         TransportObserver observer = events == null ? fromMetrics : Observers.both(fromMetrics, events);
+        if (journal != null) {
+            observer = Observers.both(observer, journal.transportObserver()); // a message its client left
+        }
         return settings.referee == null ? observer : Observers.both(observer, settings.referee.transportObserver());
     }
 

@@ -56,6 +56,12 @@ final class Observers {
             }
 
             @Override
+            public void exchangeAbandoned(TransportKind transport, String sessionId, Object requestId) {
+                first.exchangeAbandoned(transport, sessionId, requestId);
+                second.exchangeAbandoned(transport, sessionId, requestId);
+            }
+
+            @Override
             public void messageDiscarded(TransportKind transport, String sessionId, Direction direction,
                                          MessageKind kind, Object id, String method, DiscardReason reason) {
                 first.messageDiscarded(transport, sessionId, direction, kind, id, method, reason);

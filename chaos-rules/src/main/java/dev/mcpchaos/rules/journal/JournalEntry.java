@@ -47,12 +47,15 @@ import java.util.Objects;
  *                         given as null, {@code paramsFingerprint} (nothing to see through, or a
  *                         recorder that did not tell)
  * @param message the message's JSON text, only when the journal keeps content; else null
+ * @param clientClosed for a client's request on HTTP: when (counted as {@code elapsed} is) the client
+ *                     closed the exchange carrying it before the answer was written whole, the
+ *                     2026-07-28 revision's way to cancel a request; null when it did not
  */
 public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, String session, String transport,
                            Direction direction, MessageKind kind, Object id, String method, String tool,
                            Object requestId, Integer httpStatus, Map<String, String> httpHeaders,
                            List<FaultAction> faults, boolean delivered, String paramsFingerprint,
-                           String writeFingerprint, String message) {
+                           String writeFingerprint, String message, Duration clientClosed) {
 
     /**
      * What one rule did to the message.
@@ -91,6 +94,16 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         httpHeaders = httpHeaders == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(httpHeaders));
         faults = faults == null ? List.of() : List.copyOf(faults);
         writeFingerprint = writeFingerprint == null ? paramsFingerprint : writeFingerprint;
+    }
+
+    /** An entry whose client did not close its exchange early (the form of this record before {@code clientClosed}). */
+    public JournalEntry(long sequence, Duration elapsed, Instant wallTime, String session, String transport,
+                        Direction direction, MessageKind kind, Object id, String method, String tool,
+                        Object requestId, Integer httpStatus, Map<String, String> httpHeaders,
+                        List<FaultAction> faults, boolean delivered, String paramsFingerprint,
+                        String writeFingerprint, String message) {
+        this(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool, requestId,
+                httpStatus, httpHeaders, faults, delivered, paramsFingerprint, writeFingerprint, message, null);
     }
 
     /**
@@ -163,7 +176,7 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
     public JournalEntry withSequence(long newSequence) {
         return new JournalEntry(newSequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
                 requestId, httpStatus, httpHeaders, faults, delivered, paramsFingerprint, writeFingerprint,
-                message);
+                message, clientClosed);
     }
 
     /** This entry with one more fault action. */
@@ -172,14 +185,41 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
         all.addAll(faults);
         all.add(Objects.requireNonNull(action, "action"));
         return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
-                requestId, httpStatus, httpHeaders, all, delivered, paramsFingerprint, writeFingerprint, message);
+                requestId, httpStatus, httpHeaders, all, delivered, paramsFingerprint, writeFingerprint, message,
+                clientClosed);
     }
 
     /** This entry marked delivered. */
     public JournalEntry withDelivered() {
         return delivered ? this : new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind,
                 id, method, tool, requestId, httpStatus, httpHeaders, faults, true, paramsFingerprint, writeFingerprint,
-                message);
+                message, clientClosed);
+    }
+
+    /**
+     * This entry marked not delivered: the chain let it through, but the transport could not write
+     * it, its client having gone (an HTTP client that closed its exchange while a fault held the
+     * answer).
+     */
+    public JournalEntry withoutDelivery() {
+        return !delivered ? this : new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind,
+                id, method, tool, requestId, httpStatus, httpHeaders, faults, false, paramsFingerprint,
+                writeFingerprint, message, clientClosed);
+    }
+
+    /**
+     * This request marked as one whose exchange its client closed at {@code when} (counted as
+     * {@code elapsed} is), before the answer was written whole; the first close is kept.
+     */
+    public JournalEntry withClientClosed(Duration when) {
+        return clientClosed != null ? this : new JournalEntry(sequence, elapsed, wallTime, session, transport,
+                direction, kind, id, method, tool, requestId, httpStatus, httpHeaders, faults, delivered,
+                paramsFingerprint, writeFingerprint, message, Objects.requireNonNull(when, "when"));
+    }
+
+    /** When the client closed this request's exchange early, on the wall clock; null when it did not. */
+    public Instant clientClosedAt() {
+        return clientClosed == null ? null : wallTime.plus(clientClosed.minus(elapsed));
     }
 
     /** This entry with the HTTP status (and headers that matter) a fault answered its exchange with. */
@@ -195,7 +235,7 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
     private JournalEntry withHttpOf(Integer status, Map<String, String> headers) {
         return new JournalEntry(sequence, elapsed, wallTime, session, transport, direction, kind, id, method, tool,
                 requestId, status, headers, faults, delivered, paramsFingerprint, writeFingerprint,
-                message);
+                message, clientClosed);
     }
 
     /**
@@ -236,6 +276,10 @@ public record JournalEntry(long sequence, Duration elapsed, Instant wallTime, St
             sb.append(';');
         }
         sb.append(delivered ? " delivered" : " not delivered");
+        if (clientClosed != null) {
+            sb.append(String.format(Locale.ROOT, "; the client closed its stream at +%.3fs",
+                    clientClosed.toNanos() / 1e9));
+        }
         return sb.toString();
     }
 }

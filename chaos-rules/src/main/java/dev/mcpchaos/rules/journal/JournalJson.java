@@ -115,6 +115,9 @@ public final class JournalJson {
             g.writeEndArray();
         }
         g.writeBooleanField("delivered", e.delivered());
+        if (e.clientClosed() != null) {
+            g.writeNumberField("client_closed_ns", e.clientClosed().toNanos());
+        }
         optional(g, "message", e.message());
         g.writeEndObject();
     }
@@ -164,7 +167,8 @@ public final class JournalJson {
                     readId(e.get("id")), text(e, "method"), text(e, "tool"), readId(e.get("request_id")),
                     e.hasNonNull("http_status") ? e.get("http_status").asInt() : null, headers, faults,
                     e.path("delivered").asBoolean(false), text(e, "params_fingerprint"), text(e, "write_fingerprint"),
-                    text(e, "message"));
+                    text(e, "message"), e.hasNonNull("client_closed_ns")
+                            ? Duration.ofNanos(e.get("client_closed_ns").asLong()) : null);
         } catch (DateTimeParseException | IllegalArgumentException ex) {
             throw new IllegalArgumentException("journal entry: " + abbreviate(e.toString()) + " (" + ex.getMessage()
                     + ")", ex);

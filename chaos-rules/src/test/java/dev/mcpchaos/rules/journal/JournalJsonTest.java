@@ -47,6 +47,25 @@ class JournalJsonTest {
         assertThat(JournalJson.write(withMessage.withSequence(2))).contains("\"seq\":2,");
     }
 
+    /** When a client closed a request's exchange before its answer: written, read back, and shown. */
+    @Test
+    void theClientsCloseIsWrittenAndReadBack() throws Exception {
+        JournalEntry request = new JournalEntry(1, java.time.Duration.ofSeconds(2), Entries.START, "http-3", "http",
+                dev.mcpchaos.core.frame.Direction.CLIENT_TO_SERVER, dev.mcpchaos.core.frame.MessageKind.REQUEST,
+                1L, "tools/call", "slow", null, null, null, null, true, null, null);
+        JournalEntry closed = request.withClientClosed(java.time.Duration.ofMillis(6500));
+        assertThat(closed.clientClosedAt()).isEqualTo(Entries.START.plusMillis(4500));
+        assertThat(closed.withClientClosed(java.time.Duration.ofSeconds(9))).as("the first close is kept")
+                .isSameAs(closed);
+        assertThat(closed.toString()).endsWith("delivered; the client closed its stream at +6.500s");
+        String json = JournalJson.write(closed);
+        assertThat(json).endsWith("\"delivered\":true,\"client_closed_ns\":6500000000}");
+        assertThat(JournalJson.write(request)).doesNotContain("client_closed");
+        assertThat(JournalJson.readEntry(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)))
+                .isEqualTo(closed);
+        assertThat(closed.withoutDelivery().delivered()).isFalse();
+    }
+
     @Test
     void theWriteFingerprintIsWrittenOnlyWhenAKeyMadeItDiffer() {
         Entries entries = new Entries(10);

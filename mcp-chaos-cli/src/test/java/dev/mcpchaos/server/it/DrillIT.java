@@ -250,6 +250,28 @@ class DrillIT {
                 .isEqualTo(Map.of("listen-cut", "fail", "header-mismatch", "pass"));
     }
 
+    /**
+     * In 2026, the broken stream and the closed stream (#37): each twin fails its scenario and
+     * passes a neighbour. The client that never re-issues and the one that re-issues under the lost
+     * id both fail stream-broken-reissue (the second still goes on, so stream-closed passes); the
+     * one whose POSTs ignore the SDK's abort fails close-as-cancel (it went on with the stream
+     * open); the reuse-id twin, run in 2026 too, fails request-dropped (at MUST: the id it resends
+     * is that of a request still unanswered, though each sessionless request is a session of its
+     * own to the journal). Not every scenario: each is a few seconds, close-as-cancel seven.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "no-reissue; stream-broken-reissue; request-dropped",
+        "reissue-same-id; stream-broken-reissue; stream-closed",
+        "no-cancel; close-as-cancel; stream-broken-reissue",
+        "reuse-id; request-dropped; stream-broken-reissue"})
+    void in2026EachReissueAndCancelTwinFailsExactlyItsScenario(String flaw, String fails, String passes)
+            throws Exception {
+        Map<String, String> verdicts = drill(flaw, "42", "http", List.of(fails, passes), "2026");
+        assertThat(verdicts).as("the " + flaw + " twin in 2026\n" + err)
+                .isEqualTo(Map.of(fails, "fail", passes, "pass"));
+    }
+
     @Test
     void twoRunsWithOneSeedGiveTheSameScorecard() throws Exception {
         // The reuse-id twin: a scorecard with a MUST failure in it, not only passes.

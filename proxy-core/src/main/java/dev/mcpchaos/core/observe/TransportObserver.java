@@ -80,6 +80,17 @@ public interface TransportObserver {
     }
 
     /**
+     * An HTTP client closed its connection while the exchange of its request {@code requestId} was
+     * in flight: before the answer was written whole. The 2026-07-28 revision makes that the
+     * request's cancellation (Streamable HTTP, "Cancellation").
+     *
+     * @param sessionId the exchange's session (a sessionless request's own), or null
+     * @param requestId the JSON-RPC id of the exchange's request
+     */
+    default void exchangeAbandoned(TransportKind transport, String sessionId, Object requestId) {
+    }
+
+    /**
      * A client connection missed one of its deadlines and was answered 408 or closed, as
      * {@link ClientDeadline} says.
      */

@@ -40,6 +40,12 @@ public final class Catalogue {
     /** How late the answer of {@code late-answer} comes. */
     private static final Duration LATE = Duration.ofSeconds(3);
 
+    /**
+     * How long close-as-cancel holds the answer: longer than the test client's 4 s for a write and
+     * the real clients' drivers' 2.5 s, so that a client with a timeout of its own gives up first.
+     */
+    private static final Duration CANCEL_HOLD = Duration.ofSeconds(5);
+
     private static final List<Scenario> ALL = build();
 
     private Catalogue() {
@@ -204,16 +210,36 @@ public final class Catalogue {
         // 2026-07-28 era: stateless. The demo server serves that revision beside the 2025 ones (a
         // dual-era server); sources are the 2026-07-28 pages (basic/transports/streamable-http,
         // basic/versioning, basic/patterns/mrtr).
-        s.add(notBuilt("stream-broken-reissue", "the response stream breaks", "re-issues the request with a new id",
-                "2026-07-28 changelog, major change 9 (SEP-2575: resumption removed; \"clients MUST re-issue it as a "
-                        + "new request with a new request ID\"); basic/transports/streamable-http", Level.MUST, HTTP,
-                STATELESS, "the fault is stream-closed's (the client's connection closed before the answer); a grader "
-                        + "that finds the same request again under a new id after the cut, in the 2026 era's "
-                        + "sessionless journal, is not built yet"));
-        s.add(notBuilt("close-as-cancel", "the client closes the stream to cancel", "closes it, and sends nothing more "
-                        + "for the request", "basic/transports/streamable-http#cancellation (2026-07-28)", Level.SHOULD,
-                HTTP, STATELESS, "the client's own act, not a fault: the drill has no way to make a client want to "
-                        + "cancel, and the journal records messages, not a client closing its answer's stream"));
+        // The 2026-07-28 changelog, not the transport page, holds the client's MUST; the page says
+        // only "Resumable SSE streams via Last-Event-ID are not supported".
+        s.add(new Scenario("stream-broken-reissue", "the connection carrying the answer to the first tools/call "
+                        + "closes before it (stream-closed's fault): the response stream breaks",
+                List.of(Rules.disconnect("stream-broken-reissue", "client").onMethod("tools/call").onResponses()
+                        .times(1)),
+                "re-issues the request as a new request with a new id (there is no resumption in this revision)",
+                "2026-07-28 changelog, major change 9 (SEP-2575: \"A broken response stream loses the in-flight "
+                        + "request; clients MUST re-issue it as a new request with a new request ID\"); "
+                        + "basic/transports/streamable-http (\"Resumable SSE streams via Last-Event-ID are not "
+                        + "supported\")", Level.MUST, HTTP, STATELESS,
+                "pass when the same request (method and params) came again after the cut under a new id; fail when "
+                        + "it never came again, or came under the lost request's id",
+                StatelessGraders.reissuesAfterBrokenStream(), null));
+        s.add(new Scenario("close-as-cancel", "the answer to the first tools/call is held "
+                        + CANCEL_HOLD.toSeconds() + " s, longer than a client's own timeout",
+                List.of(Rules.latency("close-as-cancel", CANCEL_HOLD).onMethod("tools/call").onResponses()
+                        .times(1)),
+                "gives up in its own time and cancels by closing the request's stream (no notifications/cancelled "
+                        + "is expected over HTTP)",
+                "basic/transports/streamable-http#cancellation (2026-07-28: closing the SSE response stream is the "
+                        + "cancellation); basic/patterns/cancellation (a client SHOULD cancel a request it gave up on; "
+                        + "\"Streamable HTTP: Closing the SSE response stream is the cancellation signal\")",
+                Level.SHOULD, HTTP, STATELESS,
+                "pass when the client closed the request's stream before the answer (the journal notes the close) "
+                        + "and went on, or stopped; fail when it gave up and went on (another request, or "
+                        + "notifications/cancelled) with the stream left open, so that the answer reached it or the "
+                        + "stream closed only when the client ended; not exercised when it waited the "
+                        + CANCEL_HOLD.toSeconds() + " s out",
+                StatelessGraders.cancelsByClosing(CANCEL_HOLD), null));
         // listen-cut (#37): in a class of its own, with its grader.
         s.add(SubscriptionScenarios.listenCut());
         s.add(new Scenario("input-required-loop", "every answer to tools/call of echo is one more input_required "

@@ -10,6 +10,7 @@ import dev.mcpchaos.rules.journal.ClientVerification;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.rules.journal.MessagePattern;
+import dev.mcpchaos.server.host.McpRevisions;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -168,13 +169,17 @@ final class Graders {
             }
             JournalEntry original = retry.original();
             JournalEntry again = retry.retry();
+            // A sessionless (2026-07-28) request is a session of its own to the journal: there the
+            // ids of all the client's requests are compared, the dropped one never having been answered.
+            boolean sessionless = original != null && McpRevisions.isSessionless(StatelessGraders.version(original));
             if (original != null && again.id() != null && again.id().equals(original.id())
-                    && again.session().equals(original.session())) {
+                    && (sessionless || again.session().equals(original.session()))) {
                 // The scenario only recommends resending; reusing the id breaks a MUST (basic#requests).
                 return new Grader.Finding(Outcome.FAIL, "the client resent #" + original.sequence() + " as #"
-                        + again.sequence() + " under the same id " + again.id() + " in the same session "
-                        + "(a request id must not be reused: basic#requests, MUST)", lines(original, again),
-                        Level.MUST);
+                        + again.sequence() + " under the same id " + again.id() + (sessionless
+                        ? ", the id of a request still unanswered (basic#requests 2026-07-28: MUST NOT match it)"
+                        : " in the same session (a request id must not be reused: basic#requests, MUST)"),
+                        lines(original, again), Level.MUST);
             }
             return new Grader.Finding(Outcome.PASS, "the request #" + dropped.get(0).sequence()
                     + " was dropped and the client sent it again as #" + again.sequence() + " under a new id",
@@ -207,8 +212,7 @@ final class Graders {
             JournalEntry retry = next.get(0);
             return new Grader.Finding(Outcome.PASS, "#" + t.sequence() + " was answered " + t.httpStatus()
                     + " with Retry-After: " + t.httpHeader("Retry-After") + "; the retry #" + retry.sequence()
-                    + " came " + String.format(java.util.Locale.ROOT, "%.3fs",
-                    retry.elapsed().minus(t.elapsed()).toNanos() / 1e9) + " later", lines(t, retry));
+                    + " came " + seconds(t, retry) + " later", lines(t, retry));
         };
     }
 
@@ -264,6 +268,16 @@ final class Graders {
 
     static String faultsOf(JournalEntry e) {
         return e.faults().stream().map(JournalEntry.FaultAction::toString).reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
+    /** The time from {@code from} to {@code to} on the journal's clock, as {@code 0.250s}. */
+    static String seconds(JournalEntry from, JournalEntry to) {
+        return seconds(to.elapsed().minus(from.elapsed()));
+    }
+
+    /** A duration as {@code 0.250s}. */
+    static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
     }
 
     static String exit(Grader.Run run) {

@@ -7,6 +7,8 @@ import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.server.host.McpRevisions;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -225,6 +227,135 @@ final class StatelessGraders {
             return new Grader.Finding(Outcome.PASS, "server/discover (#" + r.sequence() + ") failed and the client "
                     + "stopped without going on in 2026-07-28: it " + Graders.exit(run), Graders.lines(r));
         };
+    }
+
+    /**
+     * A broken response stream: the connection carrying the answer to a request closed before it.
+     * The 2026-07-28 revision has no resumption; the client MUST re-issue the request as a new
+     * request with a new id (changelog, major change 9, SEP-2575). Pass when the same request (the
+     * same method and params, {@code _meta} aside) came again after the cut under an id other than
+     * the lost one; fail when it never came again, or came under the lost request's id (which had
+     * no answer: basic#requests, MUST NOT match the id of a request still unanswered). Ids are
+     * compared across the whole journal: each sessionless request is a session of its own there.
+     */
+    static Grader reissuesAfterBrokenStream() {
+        return run -> {
+            List<JournalEntry> cut = Graders.hits(run, e -> !e.fromClient());
+            if (cut.isEmpty()) {
+                return Graders.notExercised(run);
+            }
+            JournalEntry answer = cut.get(0);
+            JournalEntry lost = requestOf(run, answer);
+            if (lost == null) {
+                return new Grader.Finding(Outcome.NOT_EXERCISED, "the stream of #" + answer.sequence() + " broke, but "
+                        + "the journal no longer holds the request it answered; the client " + Graders.exit(run),
+                        Graders.lines(answer));
+            }
+            List<JournalEntry> again = run.journal().filter(e -> e.fromClient() && e.sequence() > answer.sequence()
+                    && e.sameArgumentsAs(lost));
+            if (again.isEmpty()) {
+                return new Grader.Finding(Outcome.FAIL, "the stream of #" + lost.sequence() + " (" + describe(lost)
+                        + ") broke before its answer (#" + answer.sequence() + ", " + Graders.faultsOf(answer) + ") and "
+                        + "the client never re-issued it (it MUST, as a new request with a new id); it "
+                        + Graders.exit(run), Graders.lines(lost, answer));
+            }
+            JournalEntry reissue = again.get(0);
+            if (Objects.equals(reissue.id(), lost.id())) {
+                return new Grader.Finding(Outcome.FAIL, "the client re-issued #" + lost.sequence() + " as #"
+                        + reissue.sequence() + " under the lost request's id " + lost.id() + " (it MUST be a new "
+                        + "request with a new id)", Graders.lines(lost, answer, reissue));
+            }
+            return new Grader.Finding(Outcome.PASS, "the stream of #" + lost.sequence() + " (" + describe(lost)
+                    + ", id " + lost.id() + ") broke before its answer, and the client re-issued it as #"
+                    + reissue.sequence() + " under the new id " + reissue.id() + ", " + Graders.seconds(answer, reissue)
+                    + " after the cut", Graders.lines(lost, answer, reissue));
+        };
+    }
+
+    /**
+     * Closing the stream is the cancellation (Streamable HTTP 2026-07-28, "Cancellation"; the
+     * Cancellation page: "Closing the SSE response stream is the cancellation signal ... No
+     * {@code notifications/cancelled} message is required or expected"). The answer to a request
+     * is held {@code delay}, longer than a client's own timeout. The journal notes when the client
+     * closed the request's exchange before its answer ({@link JournalEntry#clientClosedAt()}).
+     * Pass when it closed it and went on (a message of its after the close), or closed it by
+     * ending without having gone on first. Fail when it gave up and went on (another request, or a
+     * {@code notifications/cancelled}) while the stream stayed open: the answer reached it, or the
+     * stream closed only when the client ended. Not exercised when it waited the delay out.
+     */
+    static Grader cancelsByClosing(Duration delay) {
+        return run -> {
+            List<JournalEntry> held = Graders.hits(run, e -> !e.fromClient());
+            if (held.isEmpty()) {
+                return Graders.notExercised(run);
+            }
+            JournalEntry answer = held.get(0);
+            JournalEntry request = requestOf(run, answer);
+            if (request == null) {
+                return new Grader.Finding(Outcome.NOT_EXERCISED, "the answer #" + answer.sequence() + " was held, but "
+                        + "the journal no longer holds its request; the client " + Graders.exit(run),
+                        Graders.lines(answer));
+            }
+            String which = "#" + request.sequence() + " (" + describe(request) + ")";
+            List<JournalEntry> cancelled = run.journal().filter(e -> e.fromClient()
+                    && "notifications/cancelled".equals(e.method()) && Objects.equals(e.requestId(), request.id()));
+            String notified = cancelled.isEmpty() ? "" : "; it also sent notifications/cancelled (#"
+                    + cancelled.get(0).sequence() + "), which this revision does not expect over HTTP";
+            Instant closed = request.clientClosedAt();
+            Instant released = answer.wallTime().plus(delay);
+            Instant openUntil = closed != null ? closed : answer.delivered() ? released : null;
+            // Giving up while the stream was open: another request, or a cancellation notice.
+            List<JournalEntry> wentOn = run.journal().filter(e -> e.fromClient() && e.sequence() > request.sequence()
+                    && (e.kind() == MessageKind.REQUEST || "notifications/cancelled".equals(e.method()))
+                    && (openUntil == null || e.wallTime().isBefore(openUntil)));
+            List<JournalEntry> evidence = new ArrayList<>(List.of(request, answer));
+            evidence.addAll(cancelled);
+            if (closed != null && !answer.delivered()) {
+                List<JournalEntry> after = run.journal().filter(e -> e.fromClient() && e.wallTime().isAfter(closed));
+                if (!after.isEmpty()) {
+                    evidence.add(after.get(0));
+                    return new Grader.Finding(Outcome.PASS, "the client closed the stream of " + which + " "
+                            + Graders.seconds(request.clientClosed().minus(request.elapsed())) + " after sending it, "
+                            + "before its answer (held " + delay.toMillis() + " ms; not delivered), and went on (#"
+                            + after.get(0).sequence() + ")" + notified, Graders.lines(evidence));
+                }
+                if (wentOn.isEmpty()) {
+                    return new Grader.Finding(Outcome.PASS, "the stream of " + which + " closed as the client ended, "
+                            + "before its answer (held " + delay.toMillis() + " ms; not delivered): it gave up and "
+                            + "stopped; it " + Graders.exit(run) + notified, Graders.lines(evidence));
+                }
+            }
+            if (closed == null && !answer.delivered()) {
+                return new Grader.Finding(Outcome.PASS, "the answer #" + answer.sequence() + " to " + which
+                        + ", held " + delay.toMillis() + " ms, found its exchange closed and was not delivered (the "
+                        + "journal has no time for the close)" + notified, Graders.lines(evidence));
+            }
+            if (wentOn.isEmpty()) {
+                return new Grader.Finding(Outcome.NOT_EXERCISED, "the client waited the " + delay.toMillis() + " ms "
+                        + "out: it got the answer #" + answer.sequence() + " to " + which + " without having given up "
+                        + "on it first (no other request, no cancellation before it), so its own timeout is longer and "
+                        + "it had nothing to cancel; the client " + Graders.exit(run), Graders.lines(evidence));
+            }
+            evidence.add(wentOn.get(0));
+            String end = answer.delivered() ? "the answer #" + answer.sequence() + " still reached it"
+                    : "the stream closed only when the client ended";
+            return new Grader.Finding(Outcome.FAIL, "the client gave up on " + which + " and went on (#"
+                    + wentOn.get(0).sequence() + " " + wentOn.get(0).method() + ") while its stream stayed open: " + end
+                    + "; over HTTP closing the stream is the cancellation" + notified, Graders.lines(evidence));
+        };
+    }
+
+    /** The client's request that {@code answer} answers: the last before it with its id and method. */
+    private static JournalEntry requestOf(Grader.Run run, JournalEntry answer) {
+        List<JournalEntry> requests = run.journal().filter(e -> e.fromClient() && e.kind() == MessageKind.REQUEST
+                && e.sequence() < answer.sequence() && answer.id() != null && answer.id().equals(e.id())
+                && Objects.equals(e.method(), answer.method()));
+        return requests.isEmpty() ? null : requests.get(requests.size() - 1);
+    }
+
+    /** A request as the reasons name it: its method, and the tool of a tools/call. */
+    private static String describe(JournalEntry request) {
+        return request.method() + (request.tool() == null ? "" : " " + request.tool());
     }
 
     /** The {@code requestState} an {@code input_required} fault gave, from its detail; null if none. */

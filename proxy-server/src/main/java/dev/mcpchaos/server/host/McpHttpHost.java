@@ -205,9 +205,14 @@ public final class McpHttpHost implements AutoCloseable {
         return this;
     }
 
-    /** Whether a stream started for this request begins with a priming event. */
+    /**
+     * Whether a stream started for this request begins with a priming event. Never for a
+     * sessionless (2026-07-28) request: that revision removed event ids and resumption, so its
+     * client has nothing to resume with (a broken stream is re-issued as a new request).
+     */
     private boolean primes(HttpExchange exchange) {
-        return priming && McpRevisions.primes(exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER));
+        String version = exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER);
+        return priming && McpRevisions.primes(version) && !McpRevisions.isSessionless(version);
     }
 
     /** The address the server listens on, with the actual port when 0 was asked for. */
@@ -382,7 +387,9 @@ public final class McpHttpHost implements AutoCloseable {
         McpSessionHandler sessionless = handlers.sessionless();
         if ((sessionHeader == null || sessionHeader.isBlank()) && sessionless != null
                 && McpRevisions.isSessionless(exchange.getRequestHeaders().getFirst(PROTOCOL_VERSION_HEADER))) {
-            answer(exchange, accept, message, sessionless, this::unsolicitedWithoutSession, SseStream::new);
+            // No event ids: the revision has no resumption, a broken stream is re-issued instead.
+            answer(exchange, accept, message, sessionless, this::unsolicitedWithoutSession,
+                    number -> new SseStream(number, false));
             return;
         }
         McpHttpSession session = requireSession(exchange);

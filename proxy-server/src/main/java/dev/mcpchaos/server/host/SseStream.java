@@ -54,6 +54,8 @@ final class SseStream {
     }
 
     private final int number;
+    /** Whether events carry ids: not on a sessionless (2026-07-28) stream, a revision without resumption. */
+    private final boolean ids;
     private final ArrayDeque<Event> events = new ArrayDeque<>(); // guarded by this
     private long lastSequence; // guarded by this
     private long deliveredSequence; // guarded by this: the last event flushed to some connection
@@ -61,7 +63,16 @@ final class SseStream {
     private Connection connection; // guarded by this: the one being written to, or null
 
     SseStream(int number) {
+        this(number, true);
+    }
+
+    /**
+     * @param ids whether events carry {@code id:} lines; false for a sessionless (2026-07-28)
+     *            request's answer: that revision removed SSE event ids and resumption
+     */
+    SseStream(int number, boolean ids) {
         this.number = number;
+        this.ids = ids;
     }
 
     /** This stream's number in its session: the part of its event ids before the dash. */
@@ -113,7 +124,7 @@ final class SseStream {
                 return;
             }
             long sequence = ++lastSequence;
-            byte[] head = ("id: " + number + "-" + sequence + "\n" + fields)
+            byte[] head = ((ids ? "id: " + number + "-" + sequence + "\n" : "") + fields)
                     .getBytes(StandardCharsets.US_ASCII);
             byte[] frame = new byte[head.length + data.length + 2];
             System.arraycopy(head, 0, frame, 0, head.length);

@@ -7,13 +7,16 @@ import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
+import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.session.Session;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.FaultEvent;
 import dev.mcpchaos.rules.FaultListener;
 import dev.mcpchaos.rules.fault.ForwardingHttpFaultActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalRing;
+import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.rules.journal.ParamsFingerprint;
 import io.netty.util.concurrent.FastThreadLocal;
 
@@ -104,6 +107,58 @@ public final class JournalRecorder {
     /** The rule engine's listener: adds each fault to its message's entry. */
     public FaultListener faults() {
         return this::onFault;
+    }
+
+    /**
+     * The transport's observer for the journal: a message the chain let through (so journaled as
+     * delivered when it left the chain) that the transport then could not write, because its
+     * client had gone, is marked not delivered. That is how the journal sees an HTTP client close
+     * the stream of a request before its answer (the 2026-07-28 revision's cancellation) while a
+     * fault held the answer: the answer never reached it.
+     */
+    public TransportObserver transportObserver() {
+        return new TransportObserver() {
+            @Override
+            public void messageDiscarded(TransportKind transport, String sessionId, Direction direction,
+                                         MessageKind kind, Object id, String method, DiscardReason reason) {
+                if (reason == DiscardReason.CLIENT_GONE) {
+                    undeliver(sessionId, direction, kind, id, method);
+                }
+            }
+
+            @Override
+            public void exchangeAbandoned(TransportKind transport, String sessionId, Object requestId) {
+                closedByClient(sessionId, requestId);
+            }
+        };
+    }
+
+    /** Notes on the newest request of this session and id that its client closed its exchange now. */
+    private void closedByClient(String sessionId, Object requestId) {
+        Duration now = Duration.ofNanos(System.nanoTime() - startNanos);
+        List<JournalEntry> entries = ring.snapshot().entries();
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            JournalEntry e = entries.get(i);
+            if (e.fromClient() && e.kind() == MessageKind.REQUEST && Objects.equals(e.id(), requestId)
+                    && (sessionId == null || sessionId.equals(e.session()))) {
+                ring.update(e.sequence(), entry -> entry.withClientClosed(now));
+                return;
+            }
+        }
+    }
+
+    /** Marks the newest delivered entry of this session, direction, kind, id and method not delivered. */
+    private void undeliver(String sessionId, Direction direction, MessageKind kind, Object id, String method) {
+        JournalSnapshot journal = ring.snapshot();
+        List<JournalEntry> entries = journal.entries();
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            JournalEntry e = entries.get(i);
+            if (e.delivered() && e.direction() == direction && e.kind() == kind && Objects.equals(e.id(), id)
+                    && Objects.equals(e.method(), method) && (sessionId == null || sessionId.equals(e.session()))) {
+                ring.update(e.sequence(), JournalEntry::withoutDelivery);
+                return;
+            }
+        }
     }
 
     /** {@code delegate}, also noting in the journal the HTTP status a fault answers with. */

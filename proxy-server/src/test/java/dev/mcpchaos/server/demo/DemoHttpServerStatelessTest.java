@@ -143,6 +143,28 @@ class DemoHttpServerStatelessTest {
         assertThat(refused.get("code").asInt()).isEqualTo(-32602);
     }
 
+    /**
+     * 2026-07-28 removed SSE event ids and resumption (changelog, major change 9): a sessionless
+     * answer as an SSE stream has neither ids nor a priming event, even with priming on (the drill's
+     * setting, for the 2025-11-25 clients beside).
+     */
+    @Test
+    void aSessionlessStreamCarriesNoEventIds() throws Exception {
+        server = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), McpHttpHost.DEFAULT_KEEP_ALIVE, true);
+        server.primingEvents(true);
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+                + "\"arguments\":{\"ms\":10},\"_meta\":{\"progressToken\":7,"
+                + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
+        HttpResponse<String> slow = http.send(HttpRequest.newBuilder(server.endpoint())
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream").header("MCP-Protocol-Version", "2026-07-28")
+                .header("Mcp-Method", "tools/call").header("Mcp-Name", "slow")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(slow.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+        assertThat(slow.body()).contains("notifications/progress").contains("\"resultType\":\"complete\"")
+                .doesNotContain("id: ").doesNotContain("data:\n");
+    }
+
     @Test
     void withoutTheModeASessionlessRequestIsRefusedAsBefore() throws Exception {
         server = DemoHttpServer.start(new InetSocketAddress("127.0.0.1", 0), McpHttpHost.DEFAULT_KEEP_ALIVE);

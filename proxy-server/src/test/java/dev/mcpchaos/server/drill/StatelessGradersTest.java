@@ -148,4 +148,97 @@ class StatelessGradersTest {
         request(2L, "initialize", null, "2025-11-25", "", null, null);
         assertThat(grade(StatelessGraders.fallsBackFromDiscover(), 0).reason()).contains("fell back to initialize");
     }
+
+    /** The server's answer to {@code id} that a rule acted on and that did not reach the client. */
+    private JournalEntry lostAnswer(Object id, String method, String tool, String fault) {
+        return add(S2C, MessageKind.RESPONSE, id, method, tool, fault, "", false, null, null);
+    }
+
+    /** Notes that the client closed the exchange of {@code request} at {@code millis} (the entries' clock). */
+    private void closed(JournalEntry request, long millis) {
+        entries.set((int) request.sequence() - 1, request.withClientClosed(Duration.ofMillis(millis)));
+    }
+
+    @Test
+    void aBrokenStreamIsReissuedUnderANewId() {
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        lostAnswer(1L, "tools/call", "slow", "disconnect");
+        request(2L, "tools/call", "slow", "2026-07-28", "", null, null);
+        Grader.Finding pass = grade(StatelessGraders.reissuesAfterBrokenStream(), 0);
+        assertThat(pass.outcome()).as(pass.reason()).isEqualTo(Outcome.PASS);
+        assertThat(pass.reason()).contains("re-issued it as #3 under the new id 2");
+        assertThat(pass.evidence()).hasSize(3);
+    }
+
+    @Test
+    void aBrokenStreamNotReissuedOrReissuedUnderTheOldIdFails() {
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        lostAnswer(1L, "tools/call", "slow", "disconnect");
+        request(2L, "tools/call", "echo", "2026-07-28", "", null, null); // another call is no re-issue
+        Grader.Finding never = grade(StatelessGraders.reissuesAfterBrokenStream(), 0);
+        assertThat(never.outcome()).as(never.reason()).isEqualTo(Outcome.FAIL);
+        assertThat(never.reason()).contains("never re-issued it");
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null); // each its own session: still caught
+        Grader.Finding sameId = grade(StatelessGraders.reissuesAfterBrokenStream(), 0);
+        assertThat(sameId.outcome()).as(sameId.reason()).isEqualTo(Outcome.FAIL);
+        assertThat(sameId.reason()).contains("under the lost request's id 1");
+        entries.clear();
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        answer(1L, "tools/call", "slow", null, null);
+        assertThat(grade(StatelessGraders.reissuesAfterBrokenStream(), 0).outcome()).isEqualTo(Outcome.NOT_EXERCISED);
+    }
+
+    @Test
+    void closingTheStreamOfARequestGivenUpOnAndGoingOnIsCancelling() {
+        JournalEntry call = request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        lostAnswer(1L, "tools/call", "slow", "latency");
+        closed(call, 25);
+        request(2L, "tools/call", "echo", "2026-07-28", "", null, null); // at 30 ms, after the close
+        Grader.Finding pass = grade(StatelessGraders.cancelsByClosing(Duration.ofMillis(100)), 0);
+        assertThat(pass.outcome()).as(pass.reason()).isEqualTo(Outcome.PASS);
+        assertThat(pass.reason()).contains("closed the stream of #1 (tools/call slow) 0.015s after sending it")
+                .contains("went on (#3)");
+    }
+
+    @Test
+    void goingOnWhileTheStreamStaysOpenFails() {
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        answer(1L, "tools/call", "slow", "latency", "held"); // delivered at 20 + 100 ms
+        request(2L, "tools/call", "echo", "2026-07-28", "", null, null); // at 30 ms: it had given up
+        Grader.Finding reached = grade(StatelessGraders.cancelsByClosing(Duration.ofMillis(100)), 0);
+        assertThat(reached.outcome()).as(reached.reason()).isEqualTo(Outcome.FAIL);
+        assertThat(reached.reason()).contains("went on (#3 tools/call) while its stream stayed open")
+                .contains("still reached it");
+
+        entries.clear();
+        JournalEntry call = request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        lostAnswer(1L, "tools/call", "slow", "latency");
+        request(2L, "tools/call", "echo", "2026-07-28", "", null, null);
+        closed(call, 50); // only as the client ended: nothing of it after the close
+        Grader.Finding atExit = grade(StatelessGraders.cancelsByClosing(Duration.ofMillis(100)), 0);
+        assertThat(atExit.outcome()).as(atExit.reason()).isEqualTo(Outcome.FAIL);
+        assertThat(atExit.reason()).contains("closed only when the client ended");
+    }
+
+    @Test
+    void aClientThatWaitsTheHeldAnswerOutIsNotPutToTheTest() {
+        request(1L, "tools/call", "slow", "2026-07-28", "", null, null);
+        answer(1L, "tools/call", "slow", "latency", "held");
+        Grader.Finding waited = grade(StatelessGraders.cancelsByClosing(Duration.ofMillis(100)), 0);
+        assertThat(waited.outcome()).as(waited.reason()).isEqualTo(Outcome.NOT_EXERCISED);
+        assertThat(waited.reason()).contains("waited the 100 ms out");
+    }
+
+    /** request-dropped in 2026: each sessionless request is a session of its own, ids are still compared. */
+    @Test
+    void aDroppedSessionlessReadResentUnderItsIdFailsAtMust() {
+        add(C2S, MessageKind.REQUEST, 1L, "tools/list", null, "drop", "dropped", false,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+                        + "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}", "p-list");
+        request(1L, "tools/list", null, "2026-07-28", "", null, null);
+        Grader.Finding reused = grade(Graders.resendsDroppedRequest(), 0);
+        assertThat(reused.outcome()).as(reused.reason()).isEqualTo(Outcome.FAIL);
+        assertThat(reused.level()).isEqualTo(Level.MUST);
+        assertThat(reused.reason()).contains("the id of a request still unanswered");
+    }
 }

@@ -231,4 +231,34 @@ class JournalRecorderTest {
         public void killServer(Frame at) {
         }
     }
+
+    /**
+     * What the transport says of a client that left: the request whose exchange it closed before the
+     * answer notes when, and the answer the transport then could not write is not delivered. Only
+     * the newest entry of that session and id: another session's is left alone.
+     */
+    @Test
+    void aClientThatLeftBeforeTheAnswerIsJournaled() {
+        JournalRing ring = new JournalRing(16);
+        JournalRecorder recorder = new JournalRecorder(ring, false);
+        for (String session : List.of("http-3", "http-4")) {
+            ring.add(new JournalEntry(0, java.time.Duration.ofSeconds(1), java.time.Instant.EPOCH, session, "http",
+                    Direction.CLIENT_TO_SERVER, MessageKind.REQUEST, 1L, "tools/call", "slow", null, null, null, null,
+                    true, null, null));
+            ring.add(new JournalEntry(0, java.time.Duration.ofSeconds(1), java.time.Instant.EPOCH, session, "http",
+                    Direction.SERVER_TO_CLIENT, MessageKind.RESPONSE, 1L, "tools/call", "slow", null, null, null, null,
+                    true, null, null));
+        }
+        var observer = recorder.transportObserver();
+        observer.exchangeAbandoned(TransportKind.HTTP, "http-3", 1L);
+        observer.messageDiscarded(TransportKind.HTTP, "http-3", Direction.SERVER_TO_CLIENT, MessageKind.RESPONSE, 1L,
+                "tools/call", dev.mcpchaos.core.observe.TransportObserver.DiscardReason.CLIENT_GONE);
+        observer.messageDiscarded(TransportKind.HTTP, "http-4", Direction.SERVER_TO_CLIENT, MessageKind.RESPONSE, 1L,
+                "tools/call", dev.mcpchaos.core.observe.TransportObserver.DiscardReason.RESPONSE_ENDED);
+        List<JournalEntry> entries = ring.snapshot().entries();
+        assertThat(entries.get(0).clientClosed()).isNotNull();
+        assertThat(entries.get(1).delivered()).isFalse();
+        assertThat(entries.get(2).clientClosed()).isNull();
+        assertThat(entries.get(3).delivered()).as("a second answer to an ended response is another matter").isTrue();
+    }
 }

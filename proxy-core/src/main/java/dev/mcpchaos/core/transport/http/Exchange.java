@@ -4,6 +4,7 @@ import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Envelope;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.intercept.InterceptorChain;
+import dev.mcpchaos.core.transport.TransportKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -606,6 +607,10 @@ final class Exchange {
             return;
         }
         finish(Ending.CLIENT_GONE, false);
+        if (post && requestId != null) {
+            // Its client left before the answer: in 2026-07-28, how a client cancels a request.
+            config.observer.exchangeAbandoned(TransportKind.HTTP, chain.session().id(), requestId);
+        }
     }
 
     /**
