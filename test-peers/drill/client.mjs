@@ -24,9 +24,11 @@
 // after 250 ms, or after the retry: field's delay when the server sent one), and at the end it
 // sets the log level and waits for the demo server's log message on the GET stream (LOG_WAIT_MS,
 // default 4000).
-// --era 2026 (before the URL; HTTP only) speaks the stateless 2026-07-28 revision too: the SDK's
+// --era 2026 (before the URL or --stdio) speaks the stateless 2026-07-28 revision too: the SDK's
 // version negotiation in 'auto' mode (server/discover first; a server that is not 2026-07-28 is
-// spoken to in the 2025 revisions, with initialize), and these on top, well behaved:
+// spoken to in the 2025 revisions, with initialize; over stdio the SDK probes on a process of its
+// own, spawned from the same command, before it starts the one it talks to), and these on top,
+// well behaved:
 //   - input_required rounds are answered by the SDK (a retry under a new id, requestState echoed)
 //     at most 3 times (inputRequired.maxRounds), then the call is reported failed;
 //   - a call refused -32020 (HeaderMismatch), -32022 (unsupported version) and a failed
@@ -51,10 +53,9 @@ const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
 const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
   'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover'];
-if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
-    || !(url || serverCommand?.length)) {
+if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || !(url || serverCommand?.length)) {
   process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] [--era 2025|2026] `
-    + '(URL | --stdio COMMAND...); --era 2026 over HTTP only\n');
+    + '(URL | --stdio COMMAND...)\n');
   process.exit(2);
 }
 const T = Number(process.env.TIMEOUT_MS || 1500);
@@ -202,8 +203,15 @@ async function connect() {
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => { seen(message); onmessage?.(message, extra); };
   }
+  if (serverCommand && era === '2026') {
+    // In 2026-07-28 over stdio the SDK probed on a process of its own: connecting to this one sent
+    // nothing, so the first read would wait out the server's start (two JVMs under the drill) on
+    // its short timeout. A server/discover of its own (2026-07-28 has no ping) stands in for the
+    // handshake of the 2025 revisions, with as generous a timeout.
+    await client.discover({ timeout: Math.max(timeout, 10000) });
+  }
   sessionGone = false;
-  print({ step: 'connect', protocolVersion: transport.protocolVersion });
+  print({ step: 'connect', protocolVersion: transport.protocolVersion ?? client.getNegotiatedProtocolVersion?.() });
 }
 
 const failure = error => ({ name: error?.name, code: error?.code, message: String(error?.message) });

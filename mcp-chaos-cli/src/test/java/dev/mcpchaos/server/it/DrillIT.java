@@ -46,6 +46,9 @@ class DrillIT {
 
     private final StringWriter err = new StringWriter();
 
+    /** The scorecard (--report-json) of the last drill. */
+    private JsonNode lastCard;
+
     /** Every scenario the runner runs over stdio by default. */
     private static final List<String> RUNNABLE_OVER_STDIO = Catalogue.all().stream()
             .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Drill.ERA)).map(Scenario::name).toList();
@@ -68,7 +71,7 @@ class DrillIT {
     private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era)
             throws Exception {
         Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
-        List<String> args = new ArrayList<>(List.of("drill", "--timeout", "10s", "--seed", seed,
+        List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(flaw, transport), "--seed", seed,
                 "--transport", transport, "--report-json", json.toString(), "--era", era));
         scenarios.forEach(name -> args.addAll(List.of("--scenario", name)));
         args.addAll(List.of("--", TestPeers.node().toString(),
@@ -86,10 +89,26 @@ class DrillIT {
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
                 args.toArray(String[]::new));
         JsonNode card = new ObjectMapper().readTree(json.toFile());
+        lastCard = card;
         Map<String, String> verdicts = new LinkedHashMap<>();
         card.get("scenarios").forEach(s -> verdicts.put(s.get("name").asText(), s.get("outcome").asText()));
         assertThat(card.get("exit_code").asInt()).isEqualTo(code);
         return verdicts;
+    }
+
+    /**
+     * The drill's --timeout, which covers a client's whole run: 10 s over HTTP; over stdio the run
+     * includes starting the stdio proxy and the demo server (two JVMs; four in 2026, where the
+     * TypeScript SDK probes on a process of its own first), several seconds each on a loaded
+     * machine, which is why 10 s stopped well-behaved stdio runs there. A client that ends on its
+     * own never waits for it, so 30 s costs nothing; the twins that hang (no-timeout,
+     * endless-input) get 15 s, room for the starts and not much more, as each hang waits it out.
+     */
+    private static String timeout(String flaw, String transport) {
+        if (transport.equals("http")) {
+            return "10s";
+        }
+        return flaw.equals("no-timeout") || flaw.equals("endless-input") ? "15s" : "30s";
     }
 
     @Test
@@ -235,6 +254,48 @@ class DrillIT {
         Map<String, String> verdicts = drill(flaw, "42", "http", List.of(fails, passes), "2026");
         assertThat(verdicts).as("the " + flaw + " twin in 2026\n" + err)
                 .isEqualTo(Map.of(fails, "fail", passes, "pass"));
+    }
+
+    /** Every scenario the runner runs over stdio in the 2026-07-28 era: both eras' stdio ones and input-required-loop. */
+    private static final List<String> RUNNABLE_2026_OVER_STDIO = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Era.STATELESS)).map(Scenario::name).toList();
+
+    /**
+     * Over stdio in the 2026-07-28 era (the client in its 2026 mode spawns the stdio proxy in front
+     * of the demo server with --dual-era): the well-behaved client passes every scenario that
+     * applies. The TypeScript SDK 2.4 probes server/discover on a process of its own before it
+     * starts the one it talks to, so each scenario's journal is two proxies' (the probe's session
+     * first, then the run's, {@code stdio#2}), with each message's text kept.
+     */
+    @Test
+    void overStdioIn2026TheWellBehavedClientPassesEveryScenarioThatApplies() throws Exception {
+        Map<String, String> verdicts = drill("none", "42", "stdio", List.of(), "2026");
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE_2026_OVER_STDIO)
+                .contains("out-of-order", "server-crash", "input-required-loop")
+                .doesNotContain("session-404", "header-mismatch", "retry-after-503");
+        assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
+                .isEqualTo("pass"));
+        JsonNode journal = lastCard.get("scenarios").get(0).get("journal");
+        List<String> probe = new ArrayList<>();
+        List<String> run = new ArrayList<>();
+        journal.get("entries").forEach(e -> (e.get("session").asText().equals("stdio") ? probe : run)
+                .add(e.path("method").asText() + " " + e.path("message").asText()));
+        assertThat(probe).as("the SDK's probe process").isNotEmpty()
+                .allSatisfy(line -> assertThat(line).startsWith("server/discover"));
+        assertThat(run).as("the process the client talked to").anySatisfy(line -> assertThat(line)
+                .startsWith("tools/list").contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+    }
+
+    /**
+     * Over stdio in 2026, twins on their scenario: the one with no bound on input_required rounds
+     * (the era's own scenario, stopped at the timeout), and the one that resends a read under its
+     * old id (a MUST failed, exit 1). The well-behaved run above passes both.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {"endless-input; input-required-loop", "reuse-id; request-dropped"})
+    void overStdioIn2026EachTwinFailsItsScenario(String flaw, String fails) throws Exception {
+        assertThat(drill(flaw, "42", "stdio", List.of(fails), "2026")).as("the " + flaw + " twin over stdio in 2026\n"
+                + err).isEqualTo(Map.of(fails, "fail"));
     }
 
     @Test
