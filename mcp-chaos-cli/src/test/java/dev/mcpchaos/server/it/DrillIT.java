@@ -70,6 +70,12 @@ class DrillIT {
     /** {@link #drill(String, String, String, List)} in {@code era}: the drill's {@code --era} and the client's. */
     private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era)
             throws Exception {
+        return drill(flaw, seed, transport, scenarios, era, List.of());
+    }
+
+    /** {@link #drill(String, String, String, List, String)} with {@code options} given to the client too. */
+    private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era,
+                                      List<String> options) throws Exception {
         Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
         List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(flaw, transport), "--seed", seed,
                 "--transport", transport, "--report-json", json.toString(), "--era", era));
@@ -83,6 +89,7 @@ class DrillIT {
         if (era.equals("2026")) {
             args.addAll(List.of("--era", "2026"));
         }
+        args.addAll(options);
         if (transport.equals("stdio")) {
             args.add("--stdio");
         }
@@ -102,13 +109,14 @@ class DrillIT {
      * TypeScript SDK probes on a process of its own first), several seconds each on a loaded
      * machine, which is why 10 s stopped well-behaved stdio runs there. A client that ends on its
      * own never waits for it, so 30 s costs nothing; the twins that hang (no-timeout,
-     * endless-input) get 15 s, room for the starts and not much more, as each hang waits it out.
+     * endless-input) get 12 s, room for the starts and their fault to fire and not much more, as
+     * each hang waits it out (a run stopped at the timeout is their failure).
      */
     private static String timeout(String flaw, String transport) {
         if (transport.equals("http")) {
             return "10s";
         }
-        return flaw.equals("no-timeout") || flaw.equals("endless-input") ? "15s" : "30s";
+        return flaw.equals("no-timeout") || flaw.equals("endless-input") ? "12s" : "30s";
     }
 
     @Test
@@ -263,9 +271,8 @@ class DrillIT {
     /**
      * Over stdio in the 2026-07-28 era (the client in its 2026 mode spawns the stdio proxy in front
      * of the demo server with --dual-era): the well-behaved client passes every scenario that
-     * applies. The TypeScript SDK 2.4 probes server/discover on a process of its own before it
-     * starts the one it talks to, so each scenario's journal is two proxies' (the probe's session
-     * first, then the run's, {@code stdio#2}), with each message's text kept.
+     * applies, with each message's text in the journal. It probes server/discover in place, on
+     * the process it then talks to (the run below probes as the SDK's own transport does).
      */
     @Test
     void overStdioIn2026TheWellBehavedClientPassesEveryScenarioThatApplies() throws Exception {
@@ -275,15 +282,36 @@ class DrillIT {
                 .doesNotContain("session-404", "header-mismatch", "retry-after-503");
         assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
                 .isEqualTo("pass"));
-        JsonNode journal = lastCard.get("scenarios").get(0).get("journal");
-        List<String> probe = new ArrayList<>();
-        List<String> run = new ArrayList<>();
-        journal.get("entries").forEach(e -> (e.get("session").asText().equals("stdio") ? probe : run)
-                .add(e.path("method").asText() + " " + e.path("message").asText()));
-        assertThat(probe).as("the SDK's probe process").isNotEmpty()
-                .allSatisfy(line -> assertThat(line).startsWith("server/discover"));
-        assertThat(run).as("the process the client talked to").anySatisfy(line -> assertThat(line)
+        Map<String, List<String>> bySession = sessions(0);
+        assertThat(bySession.keySet()).as("one process").containsExactly("stdio");
+        assertThat(bySession.get("stdio").get(0)).startsWith("server/discover");
+        assertThat(bySession.get("stdio")).anySatisfy(line -> assertThat(line)
                 .startsWith("tools/list").contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+    }
+
+    /**
+     * The TypeScript SDK 2.4's own stdio transport probes server/discover on a process of its own
+     * first, then starts the one it talks to: two stdio proxies per run, whose journals the drill
+     * grades as one (the probe's session first, then the run's, {@code stdio#2}).
+     */
+    @Test
+    void overStdioIn2026ASiblingProbeProcessIsGradedWithTheRun() throws Exception {
+        assertThat(drill("none", "42", "stdio", List.of("answer-lost"), "2026", List.of("--probe", "sibling")))
+                .as(err.toString()).isEqualTo(Map.of("answer-lost", "pass"));
+        Map<String, List<String>> bySession = sessions(0);
+        assertThat(bySession.keySet()).as("the probe's process, then the run's").containsExactly("stdio", "stdio#2");
+        assertThat(bySession.get("stdio")).allSatisfy(line -> assertThat(line).startsWith("server/discover"));
+        assertThat(bySession.get("stdio#2")).anySatisfy(line -> assertThat(line).startsWith("tools/list")
+                .contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+    }
+
+    /** The journal of the last drill's scenario {@code index}: each session's messages, method and text, in order. */
+    private Map<String, List<String>> sessions(int index) {
+        Map<String, List<String>> bySession = new LinkedHashMap<>();
+        lastCard.get("scenarios").get(index).get("journal").get("entries").forEach(e -> bySession
+                .computeIfAbsent(e.get("session").asText(), k -> new ArrayList<>())
+                .add(e.path("method").asText() + " " + e.path("message").asText()));
+        return bySession;
     }
 
     /**

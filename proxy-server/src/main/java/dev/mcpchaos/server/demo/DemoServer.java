@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code large {bytes}} returns exactly that many ASCII characters (at most 64 MiB).
  * </ul>
  * It also answers JSON-RPC batches, and the errors -32700 (not JSON), -32600 (not a request),
- * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only.
+ * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only. With
+ * {@code --dual-era} ({@link #serve(InputStream, OutputStream, boolean)}) it serves the sessionless
+ * 2026-07-28 revision too, as the HTTP one does.
  *
  * <p>The same server over MCP Streamable HTTP is {@link DemoHttpServer}; both hand messages to
  * a {@link DemoHandler}, so they answer alike. This one runs on an {@link McpStdioHost}.
