@@ -94,9 +94,9 @@ final class DrillCommand implements Callable<Integer> {
 
     @Option(names = "--era", paramLabel = "2025|2026", defaultValue = "2025",
             description = "Which era's scenarios run: 2025 (sessions, the revisions up to 2025-11-25) or 2026 (the "
-                    + "stateless 2026-07-28 revision, over http or stdio: the demo server then serves that revision too, "
-                    + "beside the 2025 ones, and the 2026 scenarios run besides those of both eras). One era per run, "
-                    + "as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
+                    + "stateless 2026-07-28 revision, over http or stdio: the demo server then serves that revision "
+                    + "too, beside the 2025 ones, and the 2026 scenarios run besides those of both eras). One era per "
+                    + "run, as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
     String era;
 
     @Option(names = "--upstream", paramLabel = "URL", description = "Drill against the Streamable HTTP MCP server "

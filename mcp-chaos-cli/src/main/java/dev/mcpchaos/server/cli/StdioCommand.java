@@ -63,15 +63,15 @@ final class StdioCommand implements Callable<Integer> {
 
     @Option(names = "--journal-dump", paramLabel = "FILE",
             description = "When the server has exited, write the journal here, whole, as GET /journal serves it (see "
-                    + "docs/journal.md): what mcp-chaos drill reads back over stdio. Needs the journal on (--journal N). "
-                    + "An existing directory: each proxy started with it writes a file of its own there, "
-                    + "journal-PID.json, and keeps journal-PID.running there while it runs (a client may start the "
+                    + "docs/journal.md): what mcp-chaos drill reads back over stdio. Needs the journal on "
+                    + "(--journal N). An existing directory: each proxy started with it writes a file of its own "
+                    + "there, journal-PID.json, and keeps journal-PID.running there while it runs (a client may start the "
                     + "server command more than once).")
     Path journalDump;
 
     @Option(names = "--journal-content",
-            description = "Keep each message's JSON text in its journal entry (its 'message'): what the drill's 2026-07-28 "
-                    + "graders read (_meta, requestState). Default: no content.")
+            description = "Keep each message's JSON text in its journal entry (its 'message'): what the drill's "
+                    + "2026-07-28 graders read (_meta, requestState). Default: no content.")
     boolean journalContent;
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")

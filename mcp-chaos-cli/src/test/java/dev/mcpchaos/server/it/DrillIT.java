@@ -264,7 +264,7 @@ class DrillIT {
                 .isEqualTo(Map.of(fails, "fail", passes, "pass"));
     }
 
-    /** Every scenario the runner runs over stdio in the 2026-07-28 era: both eras' stdio ones and input-required-loop. */
+    /** Every scenario the runner runs over stdio in the 2026-07-28 era: both eras' and input-required-loop. */
     private static final List<String> RUNNABLE_2026_OVER_STDIO = Catalogue.all().stream()
             .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Era.STATELESS)).map(Scenario::name).toList();
 
