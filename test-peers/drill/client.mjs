@@ -24,9 +24,13 @@
 // after 250 ms, or after the retry: field's delay when the server sent one), and at the end it
 // sets the log level and waits for the demo server's log message on the GET stream (LOG_WAIT_MS,
 // default 4000).
-// --era 2026 (before the URL; HTTP only) speaks the stateless 2026-07-28 revision too: the SDK's
+// --era 2026 (before the URL or --stdio) speaks the stateless 2026-07-28 revision too: the SDK's
 // version negotiation in 'auto' mode (server/discover first; a server that is not 2026-07-28 is
-// spoken to in the 2025 revisions, with initialize), and these on top, well behaved:
+// spoken to in the 2025 revisions, with initialize), and these on top, well behaved. Over stdio
+// it probes in place, on the process it then talks to (--probe in-place, the default: a subclass
+// of the SDK's StdioClientTransport, which the SDK probes in place), or as the SDK does with its
+// own transport, on a sibling process spawned from the same command and reaped before the one it
+// talks to starts (--probe sibling: twice the processes, which the drill grades as one journal):
 //   - input_required rounds are answered by the SDK (a retry under a new id, requestState echoed)
 //     at most 3 times (inputRequired.maxRounds), then the call is reported failed;
 //   - a call refused -32020 (HeaderMismatch), -32022 (unsupported version) and a failed
@@ -63,12 +67,14 @@ const flawAt = args.indexOf('--flaw');
 const flaw = flawAt >= 0 && (stdioAt < 0 || flawAt < stdioAt) ? args[flawAt + 1] : 'none';
 const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
+const probeAt = args.indexOf('--probe');
+const probe = probeAt >= 0 && (stdioAt < 0 || probeAt < stdioAt) ? args[probeAt + 1] : 'in-place';
 const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
   'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover', 'no-relisten', 'no-reissue', 'reissue-same-id', 'no-cancel'];
-if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || (era === '2026' && serverCommand)
+if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || !['in-place', 'sibling'].includes(probe)
     || !(url || serverCommand?.length)) {
   process.stderr.write(`usage: node client.mjs [--flaw ${FLAWS.slice(1).join('|')}] [--era 2025|2026] `
-    + '(URL | --stdio COMMAND...); --era 2026 over HTTP only\n');
+    + '[--probe in-place|sibling] (URL | --stdio COMMAND...)\n');
   process.exit(2);
 }
 const T = Number(process.env.TIMEOUT_MS || 1500);
@@ -290,6 +296,9 @@ function resendSameId(transport) {
   return (message) => { if (message.id !== undefined && !message.method) answered.add(message.id); };
 }
 
+/** The SDK's stdio transport as a subclass: the SDK probes server/discover in place on it, not on a sibling. */
+class InPlaceStdioClientTransport extends StdioClientTransport {}
+
 let client;
 let logged = false;
 let onLog = () => {};
@@ -301,8 +310,9 @@ async function connect() {
     })
     : new Client({ name: 'mcp-chaos-drill-client', version: '1.0.0' });
   client.setNotificationHandler('notifications/message', () => { logged = true; onLog(); });
+  const Stdio = era === '2026' && probe === 'in-place' ? InPlaceStdioClientTransport : StdioClientTransport;
   const transport = serverCommand
-    ? new StdioClientTransport({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
+    ? new Stdio({ command: serverCommand[0], args: serverCommand.slice(1), stderr: 'inherit' })
     : new StreamableHTTPClientTransport(new URL(url), { fetch: drillFetch, reconnectionOptions });
   const seen = serverCommand && flaw === 'reuse-id' ? resendSameId(transport) : null;
   // No scenario faults the handshake: a generous timeout keeps a loaded machine from failing it.
@@ -311,8 +321,15 @@ async function connect() {
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => { seen(message); onmessage?.(message, extra); };
   }
+  if (serverCommand && era === '2026' && probe === 'sibling') {
+    // In 2026-07-28 over stdio the SDK probed on a process of its own: connecting to this one sent
+    // nothing, so the first read would wait out the server's start (two JVMs under the drill) on
+    // its short timeout. A server/discover of its own (2026-07-28 has no ping) stands in for the
+    // handshake of the 2025 revisions, with as generous a timeout.
+    await client.discover({ timeout: Math.max(timeout, 10000) });
+  }
   sessionGone = false;
-  print({ step: 'connect', protocolVersion: transport.protocolVersion });
+  print({ step: 'connect', protocolVersion: transport.protocolVersion ?? client.getNegotiatedProtocolVersion?.() });
 }
 
 const failure = error => ({ name: error?.name, code: error?.code, message: String(error?.message) });

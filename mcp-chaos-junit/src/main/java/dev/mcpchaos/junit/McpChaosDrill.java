@@ -1,6 +1,7 @@
 package dev.mcpchaos.junit;
 
 import dev.mcpchaos.server.drill.Drill;
+import dev.mcpchaos.server.drill.Era;
 import dev.mcpchaos.server.drill.Level;
 import dev.mcpchaos.server.drill.Outcome;
 import dev.mcpchaos.server.drill.Scenario;
@@ -47,7 +48,10 @@ import java.util.stream.Stream;
  * <p>The client is called with the scenario's name and the proxy's MCP URL, on a thread of its
  * own; it should catch what a resilient client catches (a timed-out call, an error answer) and go
  * on, and let the rest propagate: a throw is exit code 1 to the graders, which only some
- * scenarios judge ({@code late-answer}). Over HTTP in the 2025 era, as {@link Drill#inProcess}.
+ * scenarios judge ({@code late-answer}). Over HTTP, as {@link Drill#inProcess}; in the 2025 era
+ * unless told {@link #era}: a client of the stateless 2026-07-28 revision is drilled with
+ * {@code .era(Era.STATELESS)}, against the demo server serving that revision too (a dual-era
+ * server) on the scenarios of both eras that apply to HTTP and the era's own.
  */
 public final class McpChaosDrill {
 
@@ -64,7 +68,19 @@ public final class McpChaosDrill {
     }
 
     /**
-     * The scenarios, by name, in this order; by default every one the catalogue can run over HTTP.
+     * The era whose scenarios run: {@link Era#SESSIONS} (the 2025 revisions, the default) or
+     * {@link Era#STATELESS} (2026-07-28). One era per drill, as a client speaks one revision to a
+     * server at a time: a client that speaks both is drilled twice. Call it before
+     * {@link #dynamicTests()}, which takes the era's scenarios.
+     */
+    public McpChaosDrill era(Era era) {
+        drill.era(era);
+        return this;
+    }
+
+    /**
+     * The scenarios, by name, in this order; by default every one the catalogue can run over HTTP
+     * in the drill's era.
      *
      * @throws IllegalArgumentException for a name the catalogue does not have
      */

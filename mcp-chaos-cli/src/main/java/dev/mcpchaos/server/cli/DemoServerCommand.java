@@ -40,13 +40,20 @@ final class DemoServerCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     String keepAlive;
 
+    @Option(names = "--dual-era",
+            description = "Serve the sessionless 2026-07-28 revision too, beside the 2025 ones (a dual-era server): "
+                    + "server/discover, and tools/list, tools/call and ping with the version in _meta; initialize "
+                    + "still starts a 2025 session. Over stdio a request is 2026-07-28 by its _meta, over --http by "
+                    + "its MCP-Protocol-Version header. What mcp-chaos drill --era 2026 runs.")
+    boolean dualEra;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         if (http == null) {
-            return serveStdio();
+            return serveStdio(dualEra);
         }
         InetSocketAddress address;
         Duration keepAliveInterval;
@@ -61,7 +68,7 @@ final class DemoServerCommand implements Callable<Integer> {
         }
         McpHttpHost server;
         try {
-            server = DemoHttpServer.start(address, keepAliveInterval);
+            server = DemoHttpServer.start(address, keepAliveInterval, dualEra);
         } catch (IOException e) {
             System.err.println("mcp-chaos: cannot listen on " + http + ": " + e);
             return 1;
@@ -82,12 +89,12 @@ final class DemoServerCommand implements Callable<Integer> {
      * Serves over this process's stdin and stdout until stdin ends; the exit code. A failure is
      * said in one line on stderr with code 1, as the command line says a command's failure.
      */
-    static int serveStdio() {
+    static int serveStdio(boolean dualEra) {
         // stdout is the protocol: nothing else may print there, whatever a library does.
         FileOutputStream protocolOut = new FileOutputStream(FileDescriptor.out);
         System.setOut(System.err);
         try {
-            return DemoServer.serve(new FileInputStream(FileDescriptor.in), protocolOut);
+            return DemoServer.serve(new FileInputStream(FileDescriptor.in), protocolOut, dualEra);
         } catch (IOException | RuntimeException e) {
             System.err.println("mcp-chaos: " + e.getMessage());
             return 1;

@@ -37,13 +37,14 @@ import java.util.concurrent.Callable;
                 + "does (the server's URL appended as the last argument, MCP_CONFORMANCE_SCENARIO=<name> in its "
                 + "environment), and grades each run from the journal: pass, fail, not applicable, not exercised "
                 + "(the fault never fired), with the evidence.",
-            "The scorecard goes to stderr as a table. This version drives Streamable HTTP and stdio in the 2025 era, "
-                    + "and Streamable HTTP in the 2026-07-28 era (--era 2026); --list shows what is not built yet."},
+            "The scorecard goes to stderr as a table. This version drives Streamable HTTP and stdio in the 2025 era "
+                    + "and in the 2026-07-28 era (--era 2026); --list shows what is not built yet."},
         footer = {"", "Examples:",
             "  mcp-chaos drill --list",
             "  mcp-chaos drill --transport stdio -- node my-client.mjs --stdio",
             "  mcp-chaos drill -- node my-client.mjs",
             "  mcp-chaos drill --era 2026 -- node my-client.mjs --era 2026",
+            "  mcp-chaos drill --era 2026 --transport stdio -- node my-client.mjs --era 2026 --stdio",
             "  mcp-chaos drill --scenario answer-lost --scenario retry-after-503 --junit drill.xml -- ./client",
             "  mcp-chaos drill --html drill.html --report-json drill.json -- node my-client.mjs",
             "  mcp-chaos drill --upstream http://127.0.0.1:3001/mcp -- node my-client.mjs",
@@ -93,9 +94,9 @@ final class DrillCommand implements Callable<Integer> {
 
     @Option(names = "--era", paramLabel = "2025|2026", defaultValue = "2025",
             description = "Which era's scenarios run: 2025 (sessions, the revisions up to 2025-11-25) or 2026 (the "
-                    + "stateless 2026-07-28 revision, over http only: the demo server then serves that revision too, "
-                    + "beside the 2025 ones, and the 2026 scenarios run besides those of both eras). One era per run, "
-                    + "as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
+                    + "stateless 2026-07-28 revision, over http or stdio: the demo server then serves that revision "
+                    + "too, beside the 2025 ones, and the 2026 scenarios run besides those of both eras). One era per "
+                    + "run, as a client speaks one; drill both with two runs. Default: ${DEFAULT-VALUE}.")
     String era;
 
     @Option(names = "--upstream", paramLabel = "URL", description = "Drill against the Streamable HTTP MCP server "
@@ -150,9 +151,6 @@ final class DrillCommand implements Callable<Integer> {
         }
         Era selected = Arrays.stream(Era.values()).filter(e -> e.label().equals(era)).findFirst()
                 .orElseThrow(() -> new OptionValueException("--era: '" + era + "' (expected: 2025 or 2026)"));
-        if (selected == Era.STATELESS && transport.equals("stdio")) {
-            throw new OptionValueException("--era 2026: over http only (the 2026-07-28 era over stdio is not built yet)");
-        }
         drill.era(selected);
         chooseServer(drill);
         if (showClientOutput) {
@@ -216,16 +214,10 @@ final class DrillCommand implements Callable<Integer> {
                 Main.class.getName());
     }
 
-    /** Where a built scenario runs: {@code http, stdio in the 2025 era, http in the 2026 era}. */
+    /** Where a built scenario runs: {@code http, stdio in the 2025 and 2026 eras}. */
     private static String runnable(Scenario s) {
-        List<String> where = new ArrayList<>();
-        if (s.eras().contains(Era.SESSIONS)) {
-            where.add(Catalogue.transports(s) + " in the 2025 era");
-        }
-        if (s.appliesTo(TransportKind.HTTP, Era.STATELESS)) {
-            where.add("http in the 2026 era");
-        }
-        return String.join(", ", where);
+        List<String> eras = s.eras().stream().map(Era::label).sorted().toList();
+        return Catalogue.transports(s) + " in the " + String.join(" and ", eras) + (eras.size() > 1 ? " eras" : " era");
     }
 
     /** The catalogue, one block per scenario: what {@code --list} prints. */
@@ -249,7 +241,7 @@ final class DrillCommand implements Callable<Integer> {
         }
         long built = Catalogue.all().stream().filter(Scenario::built).count();
         sb.append('\n').append(Catalogue.all().size()).append(" scenarios, ").append(built)
-                .append(" runnable (http or stdio in the 2025 era, http in the 2026 era), ")
+                .append(" runnable (each over its transports in its eras), ")
                 .append(Catalogue.all().size() - built)
                 .append(" not built yet. See docs/drill.md.\n");
         return sb.toString();

@@ -63,12 +63,14 @@ public final class Main implements Runnable {
         // Before anything logs: the stderr set-up without logback's search for a configuration.
         StderrLoggingProvider.install();
         StartUp startUp = StartUp.begin(args);
-        if (args.length == 1 && args[0].equals("demo-server")) {
-            // Nothing to parse: picocli's model of the command (its reflection, a third of a cold
-            // demo server's time to its first answer) would be built only to call it. A test that
-            // spawns the demo server per test pays that on every spawn. (StartUp warms nothing up
-            // for it: the demo server logs through no logger and parses with jackson-core alone.)
-            System.exit(DemoServerCommand.serveStdio());
+        if (args.length >= 1 && args.length <= 2 && args[0].equals("demo-server")
+                && (args.length == 1 || args[1].equals("--dual-era"))) {
+            // Nothing to parse but the one flag the drill passes: picocli's model of the command (its
+            // reflection, a third of a cold demo server's time to its first answer) would be built only
+            // to call it. A test that spawns the demo server per test pays that on every spawn.
+            // (StartUp warms nothing up for it: the demo server logs through no logger and parses
+            // with jackson-core alone.)
+            System.exit(DemoServerCommand.serveStdio(args.length == 2));
         }
         // A plain stdio or replay command line is filled without picocli, whose start-up was a
         // quarter of a fixture's time to its first answer; anything else goes to picocli as before.

@@ -63,8 +63,16 @@ final class StdioCommand implements Callable<Integer> {
 
     @Option(names = "--journal-dump", paramLabel = "FILE",
             description = "When the server has exited, write the journal here, whole, as GET /journal serves it (see "
-                    + "docs/journal.md): what mcp-chaos drill reads back over stdio. Needs the journal on (--journal N).")
+                    + "docs/journal.md): what mcp-chaos drill reads back over stdio. Needs the journal on "
+                    + "(--journal N). An existing directory: each proxy started with it writes a file of its own "
+                    + "there, journal-PID.json, and keeps journal-PID.running there while it runs (a client may start the "
+                    + "server command more than once).")
     Path journalDump;
+
+    @Option(names = "--journal-content",
+            description = "Keep each message's JSON text in its journal entry (its 'message'): what the drill's "
+                    + "2026-07-28 graders read (_meta, requestState). Default: no content.")
+    boolean journalContent;
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "The server's working directory. Default: this one.")
     Path directory;
@@ -130,6 +138,7 @@ final class StdioCommand implements Callable<Integer> {
             builder.directory(requireDirectory(directory));
         }
         chaos.applyTo(builder, live);
+        builder.journalContent(journalContent);
         if (live != null) {
             builder.serverErrorOutput(live.stderr()); // the server's log lines above the view, whole
         }
@@ -138,10 +147,15 @@ final class StdioCommand implements Callable<Integer> {
         SignalRelay signals = new SignalRelay();
         signals.install("TERM");
         signals.install("INT");
+        // Before the server starts: from here on a drill waiting for this proxy's journal knows of it.
+        Path dumpTo = journalDump == null ? null : dumpFile(journalDump);
         McpChaosProxy.Running proxy;
         try {
             proxy = chaos.startWithRules(builder, McpChaosProxy.StdioBuilder::start);
         } catch (RuleFileException | ProxyStartException e) {
+            if (dumpTo != null && !dumpTo.equals(journalDump)) {
+                deleteQuietly(running(dumpTo));
+            }
             return notStarted(e);
         }
         signals.attach(proxy);
@@ -154,11 +168,48 @@ final class StdioCommand implements Callable<Integer> {
         } finally {
             proxy.close(); // the server has exited: this only stops the control endpoint
             code = chaos.checks.finish(System.err, code, proxy); // after the close: the referee has seen everything
-            if (journalDump != null) {
-                dumpJournal(proxy, journalDump);
+            if (dumpTo != null) {
+                dumpJournal(proxy, dumpTo);
+                if (!dumpTo.equals(journalDump)) {
+                    deleteQuietly(running(dumpTo));
+                }
             }
         }
         return code;
+    }
+
+    /**
+     * Where the journal goes: {@code target} itself, or in a directory, {@code journal-PID.json}
+     * of this process, with {@code journal-PID.running} made there now, so that the drill, which
+     * cannot tell how often a client starts the server command (a TypeScript SDK 2.4 client probes
+     * {@code server/discover} on a process of its own first; a 2026-07-28 client restarts a server
+     * that died), waits until every proxy it started has written its journal.
+     */
+    static Path dumpFile(Path target) {
+        if (!Files.isDirectory(target)) {
+            return target;
+        }
+        Path file = target.resolve("journal-" + ProcessHandle.current().pid() + ".json");
+        try {
+            Files.writeString(running(file), "", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            System.err.println("mcp-chaos: --journal-dump: '" + target + "' cannot be written: " + e.getMessage());
+        }
+        return file;
+    }
+
+    /** The marker beside a dump in a directory while its proxy runs: journal-PID.running. */
+    static Path running(Path dump) {
+        String name = dump.getFileName().toString();
+        return dump.resolveSibling(name.substring(0, name.length() - ".json".length()) + ".running");
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            System.err.println("mcp-chaos: --journal-dump: '" + file + "' cannot be deleted: " + e.getMessage());
+        }
     }
 
     /**

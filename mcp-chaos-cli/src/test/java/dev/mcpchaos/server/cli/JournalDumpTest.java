@@ -68,6 +68,31 @@ class JournalDumpTest {
         }
     }
 
+    /**
+     * Into a directory, as the drill asks (a client may start the server command more than once):
+     * a file of this process's own, journal-PID.json, and no journal-PID.running left once written;
+     * with --journal-content each entry keeps its message's text.
+     */
+    @Test
+    void intoADirectoryEachProxyWritesAFileOfItsOwnAndLeavesNoRunningMarker(@TempDir Path dir) throws Exception {
+        stdio("--journal", "100", "--journal-content", "--journal-dump", dir.toString());
+        String own = "journal-" + ProcessHandle.current().pid() + ".json";
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly(own);
+        }
+        JsonNode journal = new ObjectMapper().readTree(dir.resolve(own).toFile());
+        assertThat(journal.path("entries")).hasSize(4);
+        assertThat(journal.path("entries").get(0).path("message").asText())
+                .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    }
+
+    @Test
+    void withoutJournalContentNoMessageTextIsKept(@TempDir Path dir) throws Exception {
+        Path dump = dir.resolve("journal.json");
+        stdio("--journal", "100", "--journal-dump", dump.toString());
+        assertThat(new ObjectMapper().readTree(dump.toFile()).path("entries").get(0).has("message")).isFalse();
+    }
+
     @Test
     void withTheJournalOffItSaysSoAndWritesNothing(@TempDir Path dir) {
         Path dump = dir.resolve("journal.json");

@@ -46,6 +46,9 @@ class DrillIT {
 
     private final StringWriter err = new StringWriter();
 
+    /** The scorecard (--report-json) of the last drill. */
+    private JsonNode lastCard;
+
     /** Every scenario the runner runs over stdio by default. */
     private static final List<String> RUNNABLE_OVER_STDIO = Catalogue.all().stream()
             .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Drill.ERA)).map(Scenario::name).toList();
@@ -67,8 +70,14 @@ class DrillIT {
     /** {@link #drill(String, String, String, List)} in {@code era}: the drill's {@code --era} and the client's. */
     private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era)
             throws Exception {
+        return drill(flaw, seed, transport, scenarios, era, List.of());
+    }
+
+    /** {@link #drill(String, String, String, List, String)} with {@code options} given to the client too. */
+    private Map<String, String> drill(String flaw, String seed, String transport, List<String> scenarios, String era,
+                                      List<String> options) throws Exception {
         Path json = dir.resolve(flaw + "-" + seed + "-" + System.nanoTime() + ".json");
-        List<String> args = new ArrayList<>(List.of("drill", "--timeout", "10s", "--seed", seed,
+        List<String> args = new ArrayList<>(List.of("drill", "--timeout", timeout(flaw, transport), "--seed", seed,
                 "--transport", transport, "--report-json", json.toString(), "--era", era));
         scenarios.forEach(name -> args.addAll(List.of("--scenario", name)));
         args.addAll(List.of("--", TestPeers.node().toString(),
@@ -80,16 +89,34 @@ class DrillIT {
         if (era.equals("2026")) {
             args.addAll(List.of("--era", "2026"));
         }
+        args.addAll(options);
         if (transport.equals("stdio")) {
             args.add("--stdio");
         }
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
                 args.toArray(String[]::new));
         JsonNode card = new ObjectMapper().readTree(json.toFile());
+        lastCard = card;
         Map<String, String> verdicts = new LinkedHashMap<>();
         card.get("scenarios").forEach(s -> verdicts.put(s.get("name").asText(), s.get("outcome").asText()));
         assertThat(card.get("exit_code").asInt()).isEqualTo(code);
         return verdicts;
+    }
+
+    /**
+     * The drill's --timeout, which covers a client's whole run: 10 s over HTTP; over stdio the run
+     * includes starting the stdio proxy and the demo server (two JVMs; four in 2026, where the
+     * TypeScript SDK probes on a process of its own first), several seconds each on a loaded
+     * machine, which is why 10 s stopped well-behaved stdio runs there. A client that ends on its
+     * own never waits for it, so 30 s costs nothing; the twins that hang (no-timeout,
+     * endless-input) get 12 s, room for the starts and their fault to fire and not much more, as
+     * each hang waits it out (a run stopped at the timeout is their failure).
+     */
+    private static String timeout(String flaw, String transport) {
+        if (transport.equals("http")) {
+            return "10s";
+        }
+        return flaw.equals("no-timeout") || flaw.equals("endless-input") ? "12s" : "30s";
     }
 
     @Test
@@ -270,6 +297,68 @@ class DrillIT {
         Map<String, String> verdicts = drill(flaw, "42", "http", List.of(fails, passes), "2026");
         assertThat(verdicts).as("the " + flaw + " twin in 2026\n" + err)
                 .isEqualTo(Map.of(fails, "fail", passes, "pass"));
+    }
+
+    /** Every scenario the runner runs over stdio in the 2026-07-28 era: both eras' and input-required-loop. */
+    private static final List<String> RUNNABLE_2026_OVER_STDIO = Catalogue.all().stream()
+            .filter(s -> s.built() && s.appliesTo(TransportKind.STDIO, Era.STATELESS)).map(Scenario::name).toList();
+
+    /**
+     * Over stdio in the 2026-07-28 era (the client in its 2026 mode spawns the stdio proxy in front
+     * of the demo server with --dual-era): the well-behaved client passes every scenario that
+     * applies, with each message's text in the journal. It probes server/discover in place, on
+     * the process it then talks to (the run below probes as the SDK's own transport does).
+     */
+    @Test
+    void overStdioIn2026TheWellBehavedClientPassesEveryScenarioThatApplies() throws Exception {
+        Map<String, String> verdicts = drill("none", "42", "stdio", List.of(), "2026");
+        assertThat(verdicts.keySet()).as(err.toString()).containsExactlyElementsOf(RUNNABLE_2026_OVER_STDIO)
+                .contains("out-of-order", "server-crash", "input-required-loop")
+                .doesNotContain("session-404", "header-mismatch", "retry-after-503");
+        assertThat(verdicts).as(err.toString()).allSatisfy((name, outcome) -> assertThat(outcome).as(name)
+                .isEqualTo("pass"));
+        Map<String, List<String>> bySession = sessions(0);
+        assertThat(bySession.keySet()).as("one process").containsExactly("stdio");
+        assertThat(bySession.get("stdio").get(0)).startsWith("server/discover");
+        assertThat(bySession.get("stdio")).anySatisfy(line -> assertThat(line)
+                .startsWith("tools/list").contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+    }
+
+    /**
+     * The TypeScript SDK 2.4's own stdio transport probes server/discover on a process of its own
+     * first, then starts the one it talks to: two stdio proxies per run, whose journals the drill
+     * grades as one (the probe's session first, then the run's, {@code stdio#2}).
+     */
+    @Test
+    void overStdioIn2026ASiblingProbeProcessIsGradedWithTheRun() throws Exception {
+        assertThat(drill("none", "42", "stdio", List.of("answer-lost"), "2026", List.of("--probe", "sibling")))
+                .as(err.toString()).isEqualTo(Map.of("answer-lost", "pass"));
+        Map<String, List<String>> bySession = sessions(0);
+        assertThat(bySession.keySet()).as("the probe's process, then the run's").containsExactly("stdio", "stdio#2");
+        assertThat(bySession.get("stdio")).allSatisfy(line -> assertThat(line).startsWith("server/discover"));
+        assertThat(bySession.get("stdio#2")).anySatisfy(line -> assertThat(line).startsWith("tools/list")
+                .contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+    }
+
+    /** The journal of the last drill's scenario {@code index}: each session's messages, method and text, in order. */
+    private Map<String, List<String>> sessions(int index) {
+        Map<String, List<String>> bySession = new LinkedHashMap<>();
+        lastCard.get("scenarios").get(index).get("journal").get("entries").forEach(e -> bySession
+                .computeIfAbsent(e.get("session").asText(), k -> new ArrayList<>())
+                .add(e.path("method").asText() + " " + e.path("message").asText()));
+        return bySession;
+    }
+
+    /**
+     * Over stdio in 2026, twins on their scenario: the one with no bound on input_required rounds
+     * (the era's own scenario, stopped at the timeout), and the one that resends a read under its
+     * old id (a MUST failed, exit 1). The well-behaved run above passes both.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {"endless-input; input-required-loop", "reuse-id; request-dropped"})
+    void overStdioIn2026EachTwinFailsItsScenario(String flaw, String fails) throws Exception {
+        assertThat(drill(flaw, "42", "stdio", List.of(fails), "2026")).as("the " + flaw + " twin over stdio in 2026\n"
+                + err).isEqualTo(Map.of(fails, "fail"));
     }
 
     @Test

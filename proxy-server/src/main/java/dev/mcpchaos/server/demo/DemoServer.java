@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code large {bytes}} returns exactly that many ASCII characters (at most 64 MiB).
  * </ul>
  * It also answers JSON-RPC batches, and the errors -32700 (not JSON), -32600 (not a request),
- * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only.
+ * -32601 (unknown method) and -32602 (unknown tool). Diagnostics go to stderr only. With
+ * {@code --dual-era} ({@link #serve(InputStream, OutputStream, boolean)}) it serves the sessionless
+ * 2026-07-28 revision too, as the HTTP one does.
  *
  * <p>The same server over MCP Streamable HTTP is {@link DemoHttpServer}; both hand messages to
  * a {@link DemoHandler}, so they answer alike. This one runs on an {@link McpStdioHost}.
@@ -60,9 +62,27 @@ public final class DemoServer {
      *     because a client that stopped reading will close {@code in} next)
      */
     public static int serve(InputStream in, OutputStream out) throws IOException {
+        return serve(in, out, false);
+    }
+
+    /**
+     * Serves MCP on the given streams as {@link #serve(InputStream, OutputStream)} does, serving
+     * the sessionless 2026-07-28 revision too when {@code dualEra}, as the HTTP one does
+     * ({@link DemoHttpServer#start(java.net.InetSocketAddress, java.time.Duration, boolean)}; the
+     * same {@link DemoHandler} answers both): a {@code server/discover}, or a request whose
+     * {@code _meta} names its protocol version, is answered on its own ({@code server/discover},
+     * {@code tools/list} with {@code ttlMs} and {@code cacheScope}, {@code tools/call},
+     * {@code ping}, each result with {@code resultType: "complete"}; another version gets
+     * {@code -32022}), and {@code initialize} starts the 2025 session as before. The spec's
+     * Versioning page: a dual-era server "selects its behavior from how the client opens".
+     *
+     * @param dualEra whether sessionless 2026-07-28 requests are served too
+     */
+    public static int serve(InputStream in, OutputStream out, boolean dualEra) throws IOException {
         requireNonNull(in, "in");
         requireNonNull(out, "out");
-        DemoHandlers handlers = new DemoHandlers(System.err, version(), NAME + "-" + RUNS.incrementAndGet() + "-tool-");
+        DemoHandlers handlers = new DemoHandlers(System.err, version(), NAME + "-" + RUNS.incrementAndGet() + "-tool-",
+                dualEra);
         return McpStdioHost.serve(in, out, System.err, NAME, handlers);
     }
 

@@ -63,18 +63,11 @@ public final class Catalogue {
 
     /**
      * What of {@code scenario} this version cannot run, for the "not built yet" column: the
-     * whole scenario with its reason, or what is beyond the runner's reach (it drives HTTP and
-     * stdio in the 2025 era, HTTP only in the 2026-07-28 era); empty when nothing is missing.
+     * whole scenario with its reason; empty when it is built (the runner drives both transports
+     * in both eras).
      */
     public static String notBuiltYet(Scenario scenario) {
-        if (!scenario.built()) {
-            return scenario.notBuilt();
-        }
-        List<String> missing = new ArrayList<>();
-        if (scenario.eras().contains(Era.STATELESS) && scenario.transports().contains(TransportKind.STDIO)) {
-            missing.add("the 2026-07-28 era over stdio");
-        }
-        return String.join(", ", missing);
+        return scenario.built() ? "" : scenario.notBuilt();
     }
 
     /** The catalogue as the Markdown table of docs/drill.md. */
@@ -248,7 +241,7 @@ public final class Catalogue {
                         .onResponses()),
                 "retries each round under a new id, echoing requestState exactly, and stops after a bound of its own",
                 "basic/patterns/mrtr#client-requirements-basic-workflow (MUST: a new id, requestState echoed exactly; "
-                        + "the bound is the drill's: a server MAY ask on every attempt)", Level.SHOULD, HTTP, STATELESS,
+                        + "the bound is the drill's: a server MAY ask on every attempt)", Level.SHOULD, BOTH, STATELESS,
                 "fail when a retry reuses an id or does not echo the round's requestState, when the client answers "
                         + "more than " + StatelessGraders.MAX_INPUT_ROUNDS + " rounds, or is stopped at the timeout",
                 StatelessGraders.stopsInputRounds(), null));

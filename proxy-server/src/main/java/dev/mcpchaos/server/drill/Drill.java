@@ -54,7 +54,8 @@ import java.util.function.Consumer;
  * a stdio client is configured: the CLI's own stdio proxy ({@code mcp-chaos stdio --rules ...
  * --journal-dump FILE -- mcp-chaos demo-server}) in front of the demo server. The client spawns
  * it; the proxy writes its journal to the dump file when the server has exited (the client
- * closed its stdin, or the server crashed), and the drill grades from that file. A dump at exit,
+ * closed its stdin, or the server crashed), and the drill grades from that file (from all of them,
+ * one journal, when the client started the command more than once: {@code StdioDumps}). A dump at exit,
  * not the control API: the proxy lives exactly as long as the client keeps it, so the last
  * messages of a run (those that decide "the session went on") would be lost between the
  * last poll and the proxy's exit; the file has them all.
@@ -69,9 +70,9 @@ import java.util.function.Consumer;
  * ({@link Scenario#toolsNeeded()}) is {@link Outcome#NOT_APPLICABLE not applicable}, with the reason.
  *
  * <p>A drill runs the scenarios of one era ({@link #era}): the 2025 era (sessions) by default; the
- * 2026-07-28 era (stateless) over HTTP only, with the demo server serving that revision too (a
- * dual-era server, {@link DemoHttpServer#start(InetSocketAddress, Duration, boolean)}) and the
- * journal keeping each message's text (the 2026 graders read {@code _meta} and
+ * 2026-07-28 era (stateless) with the demo server serving that revision too (a dual-era server,
+ * {@link DemoHttpServer#start(InetSocketAddress, Duration, boolean)}, or over stdio
+ * {@code demo-server --dual-era}) and the journal keeping each message's text (the 2026 graders read {@code _meta} and
  * {@code requestState} from it). A scenario that needs more is reported
  * {@link Outcome#NOT_BUILT not built}, one for another transport or era
  * {@link Outcome#NOT_APPLICABLE not applicable}, never run with a stub verdict.
@@ -203,7 +204,8 @@ public final class Drill {
 
     /**
      * The era whose scenarios run: {@link Era#SESSIONS} (the default) or {@link Era#STATELESS},
-     * the 2026-07-28 revision, which this version drives over HTTP only.
+     * the 2026-07-28 revision, over either transport: the demo server is then a dual-era one
+     * ({@code demo-server --dual-era} over stdio), and the journal keeps each message's text.
      */
     public Drill era(Era era) {
         this.era = Objects.requireNonNull(era, "era");
@@ -286,19 +288,10 @@ public final class Drill {
 
     /** The scenarios that would run, in order. */
     public List<Scenario> selected() {
-        checkEra();
         if (scenarios == null) {
             return Catalogue.all().stream().filter(s -> s.built() && s.appliesTo(transport, era)).toList();
         }
         return scenarios.stream().map(n -> Catalogue.find(n).orElseThrow()).toList();
-    }
-
-    /** Refuses what this version cannot drive: the 2026-07-28 era over stdio. */
-    private void checkEra() {
-        if (transport == TransportKind.STDIO && era == Era.STATELESS) {
-            throw new IllegalStateException("the 2026-07-28 era over stdio is not built yet (the stdio demo server "
-                    + "speaks the 2025 revisions only): drill it over HTTP");
-        }
     }
 
     /** Runs the client once per scenario and grades each run. */
@@ -321,7 +314,6 @@ public final class Drill {
     public Scorecard run(String scenario) {
         Scenario s = Catalogue.find(scenario).orElseThrow(() -> new IllegalArgumentException("scenario: '"
                 + scenario + "' (expected: one of " + Catalogue.all().stream().map(Scenario::name).toList() + ")"));
-        checkEra();
         checkServer();
         Map<String, String> journals = new LinkedHashMap<>();
         Verdict verdict = run(s, journals);
@@ -496,13 +488,19 @@ public final class Drill {
         try {
             work = Files.createTempDirectory("mcp-chaos-drill-");
             Path rules = work.resolve("rules.json");
-            Path dump = work.resolve("journal.json");
+            // A directory: a journal per proxy the client starts (StdioDumps).
+            Path dump = Files.createDirectory(work.resolve("journals"));
+            boolean stateless = era == Era.STATELESS;
             // A rule file in JSON, which is YAML: each rule as RuleDraft writes it.
             Files.writeString(rules, "{\"rules\": [" + String.join(",", scenario.rules().stream()
                     .map(r -> r.toJson()).toList()) + "]}\n", StandardCharsets.UTF_8);
             List<String> server = new ArrayList<>(cli);
             server.addAll(List.of("stdio", "--no-watch", "--rules", rules.toString(), "--seed", Long.toString(seed),
-                    "--journal", "10000", "--journal-dump", dump.toString(), "--"));
+                    "--journal", "10000", "--journal-dump", dump.toString()));
+            if (stateless) {
+                server.add("--journal-content"); // the 2026 graders read _meta and requestState
+            }
+            server.add("--");
             if (serverCommand != null) {
                 server.addAll(serverCommand);
             } else if (cassette != null) {
@@ -511,12 +509,15 @@ public final class Drill {
             } else {
                 server.addAll(cli);
                 server.add("demo-server");
+                if (stateless) {
+                    server.add("--dual-era");
+                }
             }
             long started = System.nanoTime();
             Integer exit = runClient(scenario, server, dump);
             Instant ended = exit == null ? null : Instant.now();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
-            String json = awaitDump(dump);
+            String json = StdioDumps.await(dump, DUMP_WAIT);
             if (json == null) {
                 // Graded as a run the journal saw nothing of: not exercised, never pass.
                 json = "{\"capacity\":10000,\"evicted\":0,\"next\":1,\"entries\":[]}";
@@ -529,27 +530,14 @@ public final class Drill {
         }
     }
 
-    /** The dump's text once the proxy has written it (it renames it into place whole), or null after {@link #DUMP_WAIT}. */
-    private static String awaitDump(Path dump) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
-        while (!Files.exists(dump)) {
-            if (System.nanoTime() > deadline) {
-                return null;
-            }
-            Thread.sleep(50);
-        }
-        return Files.readString(dump, StandardCharsets.UTF_8);
-    }
-
     private static void deleteQuietly(Path dir) {
         if (dir == null) {
             return;
         }
-        try (var files = Files.list(dir)) {
-            for (Path f : files.toList()) {
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(f);
             }
-            Files.deleteIfExists(dir);
         } catch (IOException ignored) {
             // A temporary directory left behind is no reason to fail the drill.
         }
@@ -557,9 +545,9 @@ public final class Drill {
 
     /**
      * Runs the client with {@code appended} as its last arguments; its exit code, or null when it
-     * outlived the timeout and was stopped. With a {@code dump} (stdio), a stopped client is
-     * killed alone first, so that the proxy it started sees the end of its input and writes the
-     * dump; what is left of its processes is killed once the dump is there (or not coming).
+     * outlived the timeout and was stopped. With a {@code dump} directory (stdio), a stopped client
+     * is killed alone first, so that the proxies it started see the end of their input and write
+     * their journals; what is left of its processes is killed once they are there (or not coming).
      */
     private Integer runClient(Scenario scenario, List<String> appended, Path dump)
             throws IOException, InterruptedException {
@@ -593,7 +581,7 @@ public final class Drill {
             process.destroyForcibly();
             process.waitFor(5, TimeUnit.SECONDS);
             long deadline = System.nanoTime() + DUMP_WAIT.toNanos();
-            while (!Files.exists(dump) && System.nanoTime() < deadline
+            while (!StdioDumps.done(dump) && System.nanoTime() < deadline
                     && descendants.stream().anyMatch(ProcessHandle::isAlive)) {
                 Thread.sleep(50);
             }

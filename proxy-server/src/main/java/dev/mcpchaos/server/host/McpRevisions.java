@@ -1,5 +1,6 @@
 package dev.mcpchaos.server.host;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /** The MCP protocol revisions the hosts know, by name (revision names are dates). */
@@ -37,6 +38,21 @@ public final class McpRevisions {
         }
         String version = protocolVersion.trim();
         return version.matches("\\d{4}-\\d{2}-\\d{2}") && version.compareTo(FIRST_PRIMING) >= 0;
+    }
+
+    /**
+     * Whether {@code message} opens the way a sessionless (2026-07-28) client does, where no
+     * header can say so (stdio): a {@code server/discover}, or a request whose {@code _meta}
+     * names its protocol version ({@value #PROTOCOL_VERSION_META}). The Versioning page's rule for
+     * a dual-era server: such a request "is served statelessly", an {@code initialize} selects the
+     * legacy revisions. A batch is never one (the sessionless revision has none).
+     */
+    public static boolean isSessionlessRequest(JsonNode message) {
+        if (message == null || !message.isObject()) {
+            return false;
+        }
+        return "server/discover".equals(message.path("method").textValue())
+                || message.path("params").path("_meta").has(PROTOCOL_VERSION_META);
     }
 
     /**

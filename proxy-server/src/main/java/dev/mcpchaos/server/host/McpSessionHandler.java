@@ -23,10 +23,12 @@ public interface McpSessionHandler {
         McpSessionHandler open(String sessionId, Consumer<JsonNode> unsolicited);
 
         /**
-         * The one handler of every sessionless HTTP request (no {@code Mcp-Session-Id}, a
-         * protocol version of 2026-07-28 or later: {@link McpRevisions#isSessionless}); it must
-         * be safe across threads. Null (the default): such requests are refused, 400 for the
-         * missing session header.
+         * The one handler of every sessionless request: over HTTP one without
+         * {@code Mcp-Session-Id} whose protocol version is 2026-07-28 or later
+         * ({@link McpRevisions#isSessionless}), over stdio one that opens as such a client does
+         * ({@link McpRevisions#isSessionlessRequest}); it must be safe across threads. Null (the
+         * default): such requests are refused over HTTP, 400 for the missing session header, and
+         * go to the one session over stdio.
          */
         default McpSessionHandler sessionless() {
             return null;

@@ -29,6 +29,12 @@ import java.util.concurrent.TimeoutException;
  * skipped and answered with a parse error); at end of input, answers still due get
  * {@link #DRAIN_TIMEOUT} before the handlers are closed (which interrupts them).
  *
+ * <p>When the handlers serve sessionless requests ({@link McpSessionHandler.Factory#sessionless()},
+ * a dual-era server), a message that opens the way a 2026-07-28 client does
+ * ({@link McpRevisions#isSessionlessRequest}: {@code server/discover}, or the protocol version in
+ * {@code _meta}) goes to that handler, every other to the one session's: stdio has no header to
+ * tell the eras apart by, so the message does.
+ *
  * <p>Messages that belong to no request (the demo's log notification after
  * {@code logging/setLevel}) are not sent over stdio: this transport has always answered
  * {@code logging/setLevel} with its result only, and the scripted demo and existing clients rely
@@ -45,17 +51,21 @@ public final class McpStdioHost {
     private final PrintStream log;
     private final String logPrefix;
     private final McpSessionHandler handler;
+    /** The handler of sessionless (2026-07-28) requests, or null when the handlers serve none. */
+    private final McpSessionHandler sessionless;
     private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private final Object writeLock = new Object();
     private boolean outputBroken; // guarded by writeLock
 
-    private McpStdioHost(InputStream in, OutputStream out, PrintStream log, String logName, McpSessionHandler handler) {
+    private McpStdioHost(InputStream in, OutputStream out, PrintStream log, String logName, McpSessionHandler handler,
+                         McpSessionHandler sessionless) {
         this.reader = new BoundedLineReader(in, MAX_LINE_BYTES);
         this.out = out;
         this.log = log;
         // String.concat, not +: a new shape of + costs a spawned server its own method handles at start.
         this.logPrefix = "[".concat(logName).concat("] ");
         this.handler = handler;
+        this.sessionless = sessionless;
     }
 
     /**
@@ -81,7 +91,8 @@ public final class McpStdioHost {
         requireNonNull(log, "log");
         requireNonNull(logName, "logName");
         try {
-            return new McpStdioHost(in, out, log, logName, handlers.open("stdio", unsolicited -> { })).run();
+            return new McpStdioHost(in, out, log, logName, handlers.open("stdio", unsolicited -> { }),
+                    handlers.sessionless()).run();
         } finally {
             handlers.close();
         }
@@ -114,7 +125,11 @@ public final class McpStdioHost {
             write(JsonRpc.error(null, JsonRpc.PARSE_ERROR, "Parse error: " + JsonRpc.parseErrorReason(e)));
             return;
         }
-        track(handler.handle(message, this::write).thenAccept(reply -> {
+        // A dual-era server (the handlers serve sessionless requests too) tells the eras apart by
+        // the message, as stdio has no header: see McpRevisions.isSessionlessRequest.
+        McpSessionHandler answering = sessionless != null && McpRevisions.isSessionlessRequest(message)
+                ? sessionless : handler;
+        track(answering.handle(message, this::write).thenAccept(reply -> {
             if (reply != null) {
                 write(reply);
             }

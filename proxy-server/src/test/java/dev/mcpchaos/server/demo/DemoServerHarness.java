@@ -44,9 +44,14 @@ final class DemoServerHarness implements AutoCloseable {
     private boolean inputClosed;
 
     DemoServerHarness() throws IOException {
+        this(false);
+    }
+
+    /** A harness of the demo server serving the 2026-07-28 revision too when {@code dualEra}. */
+    DemoServerHarness(boolean dualEra) throws IOException {
         // Large enough that a test never blocks on writing its requests.
         PipedInputStream serverInput = new PipedInputStream(toServer, 1024 * 1024);
-        exitCode = serverThread.submit(() -> DemoServer.serve(serverInput, fromServer));
+        exitCode = serverThread.submit(() -> DemoServer.serve(serverInput, fromServer, dualEra));
     }
 
     /** Sends one line: {@code json} followed by {@code \n}. */
