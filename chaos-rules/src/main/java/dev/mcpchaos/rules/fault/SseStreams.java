@@ -6,7 +6,7 @@ import dev.mcpchaos.core.frame.HeaderSource;
 
 /**
  * What the SSE faults ({@code sse_retry}, {@code resume_gap}, {@code resume_repeat},
- * {@code get_stream_drop}) need to know of the stream a message travels on, read from the HTTP
+ * {@code get_stream_drop}, {@code priming_drop}) need to know of the stream a message travels on, read from the HTTP
  * request of its exchange.
  */
 final class SseStreams {
