@@ -39,9 +39,7 @@ public final class PrimingDropFault extends DeclaredFault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        String notSse = SseStreams.notAnSseEvent(ctx, frame);
-        if (notSse != null) {
-            ctx.nothingToDo(frame, notSse);
+        if (!SseStreams.onSseEvent(ctx, frame)) {
             return;
         }
         if (!(frame.framing() instanceof SseFields fields) || !fields.hasLeading()) {
