@@ -19,7 +19,9 @@
 //   reuse-id            resends a read that timed out under the same JSON-RPC id (at the HTTP level;
 //                       over stdio, the same message written again);
 //   no-resume           never resumes an SSE stream that broke off (no GET with Last-Event-ID);
-//   ignore-retry        ignores the SSE retry: field (reconnects after its own first delay, 250 ms).
+//   ignore-retry        ignores the SSE retry: field (reconnects after its own first delay, 250 ms);
+//   wait-resume         after a call whose SSE answer broke before any event id (no priming event),
+//                       waits for a resumption it has no id for, for ever, instead of going on.
 // Over HTTP it resumes a cut SSE stream (the SDK's own reconnection: a GET with Last-Event-ID,
 // after 250 ms, or after the retry: field's delay when the server sent one), and at the end it
 // sets the log level and waits for the demo server's log message on the GET stream (LOG_WAIT_MS,
@@ -69,7 +71,7 @@ const eraAt = args.indexOf('--era');
 const era = eraAt >= 0 && (stdioAt < 0 || eraAt < stdioAt) ? args[eraAt + 1] : '2025';
 const probeAt = args.indexOf('--probe');
 const probe = probeAt >= 0 && (stdioAt < 0 || probeAt < stdioAt) ? args[probeAt + 1] : 'in-place';
-const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry',
+const FLAWS = ['none', 'naive-retrier', 'no-timeout', 'ignore-retry-after', 'reuse-id', 'no-resume', 'ignore-retry', 'wait-resume',
   'endless-input', 'retry-mismatch', 'retry-version', 'retry-discover', 'no-relisten', 'no-reissue', 'reissue-same-id', 'no-cancel'];
 if (!FLAWS.includes(flaw) || !['2025', '2026'].includes(era) || !['in-place', 'sibling'].includes(probe)
     || !(url || serverCommand?.length)) {
@@ -110,6 +112,42 @@ function withoutRetryFields(response) {
       if (pending && !pending.startsWith('retry:')) controller.enqueue(encoder.encode(pending));
     }
   }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+// How many POSTs' SSE answers broke before they carried an event id (nothing to resume with):
+// what the wait-resume flaw waits on.
+let idlessBreaks = 0;
+
+/** The wait-resume flaw: an SSE answer whose break before any `id:` line is counted in idlessBreaks. */
+function noteIdlessBreak(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let sawId = false;
+  const body = new ReadableStream({
+    async pull(controller) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (!sawId) {
+          idlessBreaks++;
+          print({ step: 'stream-broken-without-id' });
+        }
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
+        controller.close();
+        return;
+      }
+      if (/(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }))) sawId = true;
+      controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    }
+  });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
@@ -246,6 +284,10 @@ async function drillFetch(input, init) {
   if (flaw === 'ignore-retry' && response.body && response.headers.get('content-type')?.includes('text/event-stream')) {
     return withoutRetryFields(response);
   }
+  if (flaw === 'wait-resume' && init?.method === 'POST' && response.body
+      && response.headers.get('content-type')?.includes('text/event-stream')) {
+    return noteIdlessBreak(response);
+  }
   if (era === '2026' && init?.method === 'POST' && body !== null) {
     response = await resendByFlaw(input, init, body, response);
   }
@@ -357,6 +399,7 @@ async function read(step, call) {
  */
 async function write(step, call, reissued = false) {
   const broken = brokenStreams;
+  const idless = idlessBreaks;
   const abort = new AbortController();
   onBrokenStream = () => abort.abort(new Error('the response stream broke before the answer'));
   try {
@@ -371,6 +414,11 @@ async function write(step, call, reissued = false) {
     if (sessionGone) {
       await connect(); // a 404: the session is gone, the call was not done
       return write(step, call);
+    }
+    if (flaw === 'wait-resume' && idlessBreaks > idless) {
+      // The flaw: it waits for the stream to come back, which it cannot: it holds no event id.
+      print({ step: step + '-wait-resume' });
+      await sleep(3_600_000);
     }
     if (flaw === 'naive-retrier') {
       try {

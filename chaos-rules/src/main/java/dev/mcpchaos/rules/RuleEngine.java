@@ -8,6 +8,7 @@ import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.fault.ConnectionHttpActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
+import dev.mcpchaos.rules.fault.PrimingDropFault;
 import dev.mcpchaos.rules.match.Glob;
 import io.netty.util.concurrent.Ticker;
 import org.slf4j.Logger;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -299,6 +301,15 @@ public final class RuleEngine implements FrameInterceptor {
         return table.active.length > 0 || heldMessages.get() > 0;
     }
 
+    /**
+     * Whether an active rule removes priming events ({@code priming_drop}): only then does the
+     * transport hold an SSE stream's leading message-less events for its first message.
+     */
+    @Override
+    public boolean holdsLeadingEvents(TransportKind transport) {
+        return table.holdsLeadingEvents;
+    }
+
     /** Runs {@code done} once this session's messages of {@code direction} held by faults have left. */
     @Override
     public void onInputEnd(InterceptorContext ctx, Direction direction, Runnable done) {
@@ -496,6 +507,8 @@ public final class RuleEngine implements FrameInterceptor {
         /** The rules that may pick a message: {@link #all}, or none while faults are off. */
         final ActiveRule[] active;
         final boolean faultsEnabled;
+        /** Whether an active rule removes priming events: the transport then holds them for the first message. */
+        final boolean holdsLeadingEvents;
         /**
          * For each method an active rule names exactly (no wildcard): the indices of the active
          * rules that may pick a message with that method, in order. A message is looked at only
@@ -511,6 +524,7 @@ public final class RuleEngine implements FrameInterceptor {
             this.all = all;
             this.active = faultsEnabled ? all : new ActiveRule[0];
             this.faultsEnabled = faultsEnabled;
+            this.holdsLeadingEvents = Arrays.stream(active).anyMatch(r -> r.rule().fault() instanceof PrimingDropFault);
             Map<String, List<Integer>> byMethod = new HashMap<>();
             List<Integer> other = new ArrayList<>();
             for (int i = 0; i < active.length; i++) {

@@ -19,6 +19,7 @@ import dev.mcpchaos.rules.fault.NoiseFault;
 import dev.mcpchaos.rules.fault.OversizeFault;
 import dev.mcpchaos.rules.fault.ReorderFault;
 import dev.mcpchaos.rules.fault.GetStreamDropFault;
+import dev.mcpchaos.rules.fault.PrimingDropFault;
 import dev.mcpchaos.rules.fault.ResumeGapFault;
 import dev.mcpchaos.rules.fault.ResumeRepeatFault;
 import dev.mcpchaos.rules.fault.SessionExpireFault;
@@ -250,6 +251,14 @@ public final class Rules {
     /** {@code get_stream_drop} (HTTP only): at a message on a GET stream, the client's connection is closed. */
     public static RuleDraft getStreamDrop(String name) {
         return draft(name, GetStreamDropFault.TYPE);
+    }
+
+    /**
+     * {@code priming_drop} (HTTP only): the priming events (message-less, with an id) before the
+     * matched message, its SSE stream's first, are removed.
+     */
+    public static RuleDraft primingDrop(String name) {
+        return draft(name, PrimingDropFault.TYPE);
     }
 
     /** {@code crash} (stdio only): the server is killed at this message. */

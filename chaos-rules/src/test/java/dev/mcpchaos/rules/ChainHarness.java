@@ -95,12 +95,18 @@ final class ChainHarness implements AutoCloseable {
 
     /** Sends a line that travels on {@code route} (an HTTP exchange, on that transport). */
     void sendOn(Direction direction, String json, Object route) {
+        sendOn(direction, json, route, null);
+    }
+
+    /** {@link #sendOn(Direction, String, Object)} with the transport's {@code framing} (an SSE event's fields). */
+    void sendOn(Direction direction, String json, Object route, Object framing) {
         byte[] line = (json + "\n").getBytes(StandardCharsets.UTF_8);
         ByteBuf wire = PooledByteBufAllocator.DEFAULT.buffer(line.length).writeBytes(line);
         int contentLength = line.length - 1;
         Frame frame = Frame.original(wire, contentLength, sniffer.sniff(wire.slice(0, contentLength)), direction,
                 direction == Direction.CLIENT_TO_SERVER ? clientSequence++ : serverSequence++);
         frame.route(route);
+        frame.framing(framing);
         chain.process(frame);
     }
 

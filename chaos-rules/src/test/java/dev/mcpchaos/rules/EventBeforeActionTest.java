@@ -130,6 +130,8 @@ class EventBeforeActionTest {
         sseScenario("resume_gap", "{type: resume_gap}", SseFaultsTest.RESUMED);
         sseScenario("resume_repeat", "{type: resume_repeat}", SseFaultsTest.RESUMED);
         sseScenario("get_stream_drop", "{type: get_stream_drop}", SseFaultsTest.GET);
+        // priming_drop acts on a stream's first message, handed the priming event the transport held.
+        sseScenario("priming_drop", "{type: priming_drop}", SseFaultsTest.POST);
     }
 
     private static void sseScenario(String type, String fault, Object route) {
@@ -164,7 +166,8 @@ class EventBeforeActionTest {
                         id++;
                         int seenBefore = h.seen.size();
                         if (s.route() != null) {
-                            h.sendOn(dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT, s.message(id), s.route());
+                            h.sendOn(dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT, s.message(id), s.route(),
+                                    s.type().equals("priming_drop") ? SseFaultsTest.primed("1-0") : null);
                         } else if (s.response()) {
                             h.fromServer(s.message(id));
                         } else {

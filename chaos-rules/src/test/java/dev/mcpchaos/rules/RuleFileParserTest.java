@@ -314,6 +314,7 @@ class RuleFileParserTest {
                 "  - {name: resume_gap, match: {transport: http}, fault: {type: resume_gap}}",
                 "  - {name: resume_repeat, match: {transport: http}, fault: {type: resume_repeat}}",
                 "  - {name: get_stream_drop, match: {transport: http}, fault: {type: get_stream_drop}}",
+                "  - {name: priming_drop, match: {transport: http}, fault: {type: priming_drop}}",
                 "  - {name: crash, fault: {type: crash, signal: TERM}}",
                 "  - {name: input_required, fault: {type: input_required}}",
                 "  - {name: header_mismatch, match: {transport: http}, fault: {type: header_mismatch}}",

@@ -57,6 +57,8 @@ class RulesTest {
                     .operation("replace", "/result/isError", "no"),
             Rules.sseRetry("slow-reconnect", ofSeconds(3)).onMethod("notifications/progress").times(1),
             Rules.getStreamDrop("drop-get-stream").onMethod("notifications/message").times(1),
+            Rules.primingDrop("no-priming").onMethod("notifications/progress").times(1),
+            Rules.disconnect("cut-before-the-first-message", "client").onMethod("notifications/progress").times(1),
             Rules.crash("crash-on-third-call").direction(Direction.CLIENT_TO_SERVER).onRequests()
                     .onMethod("tools/call").after(2).times(1),
             Rules.inputRequired("endless-rounds").onResponses().onMethod("tools/call").onTool("echo"),
@@ -104,6 +106,7 @@ class RulesTest {
         byType.put("resume_gap", Rules.resumeGap("r"));
         byType.put("resume_repeat", Rules.resumeRepeat("r"));
         byType.put("get_stream_drop", Rules.getStreamDrop("r"));
+        byType.put("priming_drop", Rules.primingDrop("r"));
         byType.put("crash", Rules.crash("r", "TERM"));
         byType.put("input_required", Rules.inputRequired("r"));
         byType.put("header_mismatch", Rules.headerMismatch("r", "Mcp-Method"));

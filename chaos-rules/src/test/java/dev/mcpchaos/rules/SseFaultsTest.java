@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The SSE stream faults ({@code sse_retry}, {@code resume_gap}, {@code resume_repeat},
- * {@code get_stream_drop}) on frozen time: what reaches the client, on the streams they act on
+ * {@code get_stream_drop}, {@code priming_drop}) on frozen time: what reaches the client, on the streams they act on
  * and on those they leave alone (no injection, the rule's {@code times} not used up).
  */
 class SseFaultsTest {
@@ -129,9 +129,54 @@ class SseFaultsTest {
         }
     }
 
+    /** The fields of a stream's first message the transport handed the priming event {@code id} it held. */
+    static SseFields primed(String id) {
+        return SseFields.withLeading(new SseFields(null, id.replace("-0", "-1")),
+                ("id: " + id + "\ndata: \n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void primingDropRemovesTheEventsHeldBeforeTheFirstMessageAndKeepsTheMessage() {
+        try (ChainHarness h = harness("{type: priming_drop}", 1)) {
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.notification("notifications/progress"), POST, primed("4-0"));
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.result(1, "{}"), POST, new SseFields(null, "4-2"));
+            assertThat(h.toClient()).containsExactly(Msg.notification("notifications/progress"), Msg.result(1, "{}"));
+            assertThat(h.framings.get(0)).as("the message keeps its own id; the priming event is gone")
+                    .isEqualTo(new SseFields(null, "4-1"));
+            assertThat(h.events).singleElement()
+                    .satisfies(e -> assertThat(e.detail()).isEqualTo("removed the priming event before it (id 4-0)"));
+        }
+    }
+
+    @Test
+    void primingDropHasNothingToDoWhereNoPrimingEventCameFirst() {
+        try (ChainHarness h = harness("{type: priming_drop}", 1)) {
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.notification("notifications/progress"), POST,
+                    new SseFields(null, "4-1"));
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.result(1, "{}"), POST);
+            assertThat(h.events).as("not a stream's first message with a priming event: no injection").isEmpty();
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.result(2, "{}"), POST, primed("5-0"));
+            assertThat(h.toClient()).containsExactly(Msg.notification("notifications/progress"), Msg.result(1, "{}"),
+                    Msg.result(2, "{}"));
+            assertThat(h.events).as("times was not used up before").singleElement()
+                    .satisfies(e -> assertThat(e.detail()).isEqualTo("removed the priming event before it (id 5-0)"));
+        }
+    }
+
+    @Test
+    void primingDropNamesEveryPrimingEventItRemoved() {
+        byte[] two = "id: 1-0\ndata: \n\nid:1-9\r\ndata:\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (ChainHarness h = harness("{type: priming_drop}", 1)) {
+            h.sendOn(Direction.SERVER_TO_CLIENT, Msg.result(1, "{}"), POST, SseFields.withLeading(null, two));
+            assertThat(h.events).singleElement().satisfies(e -> assertThat(e.detail())
+                    .isEqualTo("removed 2 priming events before it (id 1-0, 1-9)"));
+            assertThat(h.framings.get(0)).isEqualTo(new SseFields(null, null));
+        }
+    }
+
     @Test
     void theSseFaultsAreRefusedOnStdio() {
-        for (String type : new String[] {"resume_gap", "resume_repeat", "get_stream_drop"}) {
+        for (String type : new String[] {"resume_gap", "resume_repeat", "get_stream_drop", "priming_drop"}) {
             assertThatThrownBy(() -> RuleSet.parse("rules:\n  - {name: r, match: {transport: stdio}, fault: {type: "
                     + type + "}}\n", "sse.yaml")).hasMessageContaining(type + ": only applies to the http transport");
         }

@@ -123,7 +123,7 @@ class McpChaosDrillTest {
                 .selectors(selectClass(FlawedClients.class)).execute();
         // late-answer: gave up, then fell over before the answer came (MUST) -> failed;
         // request-dropped: never sent again (SHOULD) -> aborted; server-crash: stdio only -> not
-        // applicable; priming-missing: not built.
+        // applicable; priming-missing: this client calls nothing, so its fault never fires (not exercised).
         results.testEvents().assertStatistics(stats -> stats.started(4).succeeded(0).failed(1).aborted(3));
         results.testEvents().failed().assertThatEvents().haveExactly(1,
                 EventConditions.displayName("late-answer [MUST]"));

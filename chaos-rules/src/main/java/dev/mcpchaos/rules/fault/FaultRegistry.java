@@ -39,6 +39,7 @@ public final class FaultRegistry {
             ResumeGapFault.TYPE,
             ResumeRepeatFault.TYPE,
             GetStreamDropFault.TYPE,
+            PrimingDropFault.TYPE,
             CrashFault.TYPE,
             InputRequiredFault.TYPE,
             HeaderMismatchFault.TYPE);

@@ -55,9 +55,7 @@ public final class SseRetryFault extends DeclaredFault {
 
     @Override
     public void apply(FaultContext ctx, Frame frame) {
-        String notSse = SseStreams.notAnSseEvent(ctx, frame);
-        if (notSse != null) {
-            ctx.nothingToDo(frame, notSse);
+        if (!SseStreams.onSseEvent(ctx, frame)) {
             return;
         }
         long millis = config.retry.toMillis();

@@ -6,7 +6,7 @@ import dev.mcpchaos.core.frame.HeaderSource;
 
 /**
  * What the SSE faults ({@code sse_retry}, {@code resume_gap}, {@code resume_repeat},
- * {@code get_stream_drop}) need to know of the stream a message travels on, read from the HTTP
+ * {@code get_stream_drop}, {@code priming_drop}) need to know of the stream a message travels on, read from the HTTP
  * request of its exchange.
  */
 final class SseStreams {
@@ -25,16 +25,20 @@ final class SseStreams {
     }
 
     /**
-     * Whether {@code frame} is a server's message on an SSE stream: the reason to give
-     * {@link FaultContext#nothingToDo} when it is not, or null when it is.
+     * Whether {@code frame} is a server's message on an SSE stream; when it is not, the fault has
+     * nothing to do, and this says why ({@link FaultContext#nothingToDo}, which hands the frame on).
      */
-    static String notAnSseEvent(FaultContext ctx, Frame frame) {
+    static boolean onSseEvent(FaultContext ctx, Frame frame) {
+        String reason = null;
         if (frame.direction() != dev.mcpchaos.core.frame.Direction.SERVER_TO_CLIENT) {
-            return "it is the client's message: only the server's travel as SSE events";
+            reason = "it is the client's message: only the server's travel as SSE events";
+        } else if (ctx.connection().carriesOneMessage(frame)) {
+            reason = "it travels in an HTTP body that carries one message (a JSON answer), not an SSE stream";
         }
-        if (ctx.connection().carriesOneMessage(frame)) {
-            return "it travels in an HTTP body that carries one message (a JSON answer), not an SSE stream";
+        if (reason != null) {
+            ctx.nothingToDo(frame, reason);
+            return false;
         }
-        return null;
+        return true;
     }
 }

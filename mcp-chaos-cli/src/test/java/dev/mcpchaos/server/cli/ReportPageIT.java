@@ -107,7 +107,7 @@ class ReportPageIT {
 
     /**
      * A real drill ({@code test-peers/drill/client.mjs} with its reuse-id flaw: request-dropped
-     * fails, retry-after-503 passes, priming-missing is not built) with {@code --html}: the file opens
+     * fails, retry-after-503 passes, server-crash does not apply over HTTP) with {@code --html}: the file opens
      * offline and shows the scorecard's verdicts by count as the scorecard's JSON has them, each
      * scenario's row, and the scenarios' sessions on the timeline; so does the report {@code
      * mcp-chaos report} makes of the scorecard's JSON, in each browser. Screenshots 10-drill-report
@@ -124,7 +124,7 @@ class ReportPageIT {
         Path json = dir.resolve("drill.json");
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "drill",
-                "--scenario", "request-dropped", "--scenario", "retry-after-503", "--scenario", "priming-missing",
+                "--scenario", "request-dropped", "--scenario", "retry-after-503", "--scenario", "server-crash",
                 "--timeout", "10s", "--seed", "42", "--html", html.toString(), "--report-json", json.toString(), "--",
                 TestPeers.node().toString(), TestPeers.testPeersDir().resolve("drill/client.mjs").toString(),
                 "--flaw", "reuse-id");
@@ -132,7 +132,7 @@ class ReportPageIT {
         JsonNode card = JSON.readTree(json.toFile());
         Map<String, Long> byOutcome = new TreeMap<>();
         card.path("scenarios").forEach(s -> byOutcome.merge(s.path("outcome").asText(), 1L, Long::sum));
-        assertThat(byOutcome).as(err.toString()).containsExactly(Map.entry("fail", 1L), Map.entry("not_built", 1L),
+        assertThat(byOutcome).as(err.toString()).containsExactly(Map.entry("fail", 1L), Map.entry("not_applicable", 1L),
                 Map.entry("pass", 1L));
 
         for (Path report : List.of(html, screenshots.resolve("drill-report-command.html"))) {
@@ -152,8 +152,8 @@ class ReportPageIT {
             assertThat(shown).as(report + ": the scorecard's verdicts by count").isEqualTo(byOutcome);
             assertThat(opened.path("scorecardRows").toString()).isEqualTo("[{\"scenario\":\"request-dropped\","
                     + "\"outcome\":\"fail\",\"shown\":\"fail\"},{\"scenario\":\"retry-after-503\",\"outcome\":"
-                    + "\"pass\",\"shown\":\"pass\"},{\"scenario\":\"priming-missing\",\"outcome\":\"not_built\","
-                    + "\"shown\":\"not built\"}]");
+                    + "\"pass\",\"shown\":\"pass\"},{\"scenario\":\"server-crash\",\"outcome\":\"not_applicable\","
+                    + "\"shown\":\"not applicable\"}]");
             long messages = 0;
             for (JsonNode s : card.path("scenarios")) {
                 messages += s.path("journal").path("entries").size();

@@ -105,4 +105,19 @@ public interface FrameInterceptor {
     default boolean onlyObserves(TransportKind transport, Direction direction) {
         return false;
     }
+
+    /**
+     * Whether this interceptor, as it stands now, wants the message-less events with an id that
+     * open an SSE stream on {@code transport} (the priming events of 2025-11-25) held back and
+     * handed on with the stream's first message, in its
+     * {@link dev.mcpchaos.core.codec.sse.SseFields#leading() framing}, instead of passing on their
+     * own: an event without a message has no envelope a rule could match, so a fault that removes
+     * them ({@code priming_drop}) acts on the message they precede. Holding them delays them to
+     * that message, so only an interceptor that may act on them says yes. Asked for every event
+     * before a stream's first message; cheap and thread-safe. The default, {@code false}, changes
+     * nothing.
+     */
+    default boolean holdsLeadingEvents(TransportKind transport) {
+        return false;
+    }
 }

@@ -109,6 +109,19 @@ public final class InterceptorChain {
     }
 
     /**
+     * Whether any interceptor of this chain {@link FrameInterceptor#holdsLeadingEvents holds} an
+     * SSE stream's leading message-less events for its first message now. Thread-safe.
+     */
+    public boolean holdsLeadingEvents() {
+        for (Position position : positions) {
+            if (position.interceptor.holdsLeadingEvents(transport)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Shows frames whose bytes the transport relays itself (see {@link #onlyObserves}) to the
      * interceptors that inspect and only observe their direction, in order: each frame is
      * correlated, shown to them, then released; none reaches a sink. An interceptor that inspects

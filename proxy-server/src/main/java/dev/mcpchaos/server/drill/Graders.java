@@ -249,7 +249,8 @@ final class Graders {
                 e -> pattern.test(e) && run.rules().stream().anyMatch(e::hadFault));
     }
 
-    private static JournalEntry answerTo(JournalSnapshot journal, JournalEntry request) {
+    /** The first answer after {@code request} to it (same id and method), or null. */
+    static JournalEntry answerTo(JournalSnapshot journal, JournalEntry request) {
         for (JournalEntry e : journal.entries()) {
             if (e.sequence() > request.sequence() && !e.fromClient()
                     && (e.kind() == MessageKind.RESPONSE || e.kind() == MessageKind.ERROR)

@@ -3,8 +3,10 @@ package dev.mcpchaos.server.drill;
 import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.Rules;
+import dev.mcpchaos.rules.fault.PrimingDropFault;
 import dev.mcpchaos.rules.fault.SseRetryFault;
 import dev.mcpchaos.rules.journal.JournalEntry;
+import dev.mcpchaos.rules.journal.JournalSnapshot;
 
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +17,7 @@ import java.util.Set;
 /**
  * The 2025 era's SSE scenarios of the catalogue (#37): a cut answer resumed with
  * {@code Last-Event-ID}, the {@code retry:} field honoured, the GET stream dropped and opened
- * again, and the priming event missing (not built). Kept apart from {@link Catalogue} and
+ * again, and the priming event missing. Kept apart from {@link Catalogue} and
  * {@link Graders}, which only list them.
  *
  * <p>Each is graded from the journal alone: a server's message that reached the client on a
@@ -54,19 +56,22 @@ final class SseScenarios {
                         "pass when, after the cut, the answer to a tools/call reached the client on a stream it "
                                 + "resumed with Last-Event-ID; fail when none did",
                         resumesCutAnswer(), null),
-                new Scenario("priming-missing", "the priming event of an SSE answer is missing, and the stream "
-                        + "is cut before its first message",
-                        List.of(), "cannot resume (it holds no event id for Last-Event-ID) and does not crash or hang: "
+                new Scenario("priming-missing", "the priming event of an SSE answer is removed (priming_drop at the "
+                        + "first progress event of a tools/call of slow), and the stream is cut there, before its first "
+                        + "message",
+                        List.of(Rules.primingDrop("priming-missing").onMethod("notifications/progress").times(1),
+                                Rules.disconnect("priming-missing-cut", "client").onMethod("notifications/progress")
+                                        .times(1)),
+                        "cannot resume (it holds no event id for Last-Event-ID) and does not crash or hang: "
                                 + "times the request out and reports it, or sends a read again under a new id",
                         SPEC + "#sending-messages-to-the-server (2025-11-25, item 6: the server SHOULD send a "
                                 + "priming event, an event id and empty data, to prime the client to reconnect); "
                                 + "the text names no fallback without one: basic/lifecycle#timeouts (SHOULD)",
-                        Level.SHOULD, HTTP, SESSIONS, "not built yet", null,
-                        "the priming event carries no message: the proxy's SSE decoder gives such an event a "
-                                + "blank envelope, which no rule matches, and the journal does not record it (it "
-                                + "records messages only), so a fault that removed it could not be seen firing; it "
-                                + "needs rules on message-less SSE events and a journal entry for a fault on no "
-                                + "message"),
+                        Level.SHOULD, HTTP, SESSIONS,
+                        "pass when, after the cut, a request of the client was answered or it ended on its own, and it "
+                                + "sent no GET with Last-Event-ID naming the removed priming event (it never got it); "
+                                + "fail when it hung to the timeout, or resumed with that id",
+                        goesOnWithoutPriming(), null),
                 new Scenario("retry-field", "an SSE answer's first progress event says retry: "
                         + RETRY.toMillis() + ", then the answer is cut",
                         List.of(Rules.sseRetry("retry-field", RETRY).onMethod("notifications/progress").times(1),
@@ -116,6 +121,70 @@ final class SseScenarios {
                     + (resumed.isEmpty() ? " (it resumed none)" : " (it resumed, but got no answer there)")
                     + "; the client " + Graders.exit(run), Graders.lines(cut));
         };
+    }
+
+    /**
+     * After the priming event was removed and the stream cut at its first message: the client did
+     * not hang (a later request of it was answered, or it ended on its own) and did not resume
+     * with the id of the priming event it never got. The ids removed are in the fault's detail.
+     */
+    static Grader goesOnWithoutPriming() {
+        return run -> {
+            List<JournalEntry> hit = Graders.hits(run, e -> hadPrimingDropped(e) && !e.delivered());
+            if (hit.isEmpty()) {
+                return Graders.notExercised(run);
+            }
+            JournalEntry cut = hit.get(0);
+            Set<String> removed = removedPrimingIds(cut);
+            for (JournalEntry e : resumedAfter(run, cut)) {
+                if (removed.contains(e.resumedAfter())) {
+                    return new Grader.Finding(Outcome.FAIL, "the priming event was removed and the stream cut at #"
+                            + cut.sequence() + ", yet the client resumed with Last-Event-ID: " + e.resumedAfter()
+                            + ", an id it never received (#" + e.sequence() + ")", Graders.lines(cut, e));
+                }
+            }
+            JournalSnapshot journal = run.journal();
+            for (JournalEntry request : journal.filter(e -> e.fromClient() && e.kind() == MessageKind.REQUEST
+                    && e.sequence() > cut.sequence() && e.session().equals(cut.session()))) {
+                JournalEntry answer = Graders.answerTo(journal, request);
+                if (answer != null && answer.reachedClient()) {
+                    return new Grader.Finding(Outcome.PASS, "the priming event was removed and the stream cut at #"
+                            + cut.sequence() + " (" + Graders.faultsOf(cut) + "); the client did not hang: it sent #"
+                            + request.sequence() + " (" + request.method() + ") " + seconds(request.elapsed()
+                            .minus(cut.elapsed())) + " later and got its answer #" + answer.sequence(),
+                            Graders.lines(cut, request, answer));
+                }
+            }
+            if (run.clientExit() != null) {
+                return new Grader.Finding(Outcome.PASS, "the priming event was removed and the stream cut at #"
+                        + cut.sequence() + "; no later request was answered, but the client did not hang: it "
+                        + Graders.exit(run) + " on its own", Graders.lines(cut));
+            }
+            return new Grader.Finding(Outcome.FAIL, "the priming event was removed and the stream cut at #"
+                    + cut.sequence() + "; after it no request of the client was answered and it did not end: it hung "
+                    + "(waiting for a resumption it had no event id for?) and " + Graders.exit(run),
+                    Graders.lines(cut));
+        };
+    }
+
+    /** Whether the scenario's {@code priming_drop} rule removed a priming event before this message. */
+    private static boolean hadPrimingDropped(JournalEntry e) {
+        return e.faults().stream().anyMatch(action -> action.fault().equals(PrimingDropFault.TYPE.name()));
+    }
+
+    /** The ids of the priming events removed before {@code e}, as its {@code priming_drop} detail names them. */
+    static Set<String> removedPrimingIds(JournalEntry e) {
+        Set<String> ids = new java.util.LinkedHashSet<>();
+        for (JournalEntry.FaultAction action : e.faults()) {
+            String detail = action.detail();
+            int open = detail.lastIndexOf("(id ");
+            if (action.fault().equals(PrimingDropFault.TYPE.name()) && open >= 0 && detail.endsWith(")")) {
+                for (String id : detail.substring(open + 4, detail.length() - 1).split(", ")) {
+                    ids.add(id);
+                }
+            }
+        }
+        return ids;
     }
 
     /** The first message of a resumed stream after the cut came no sooner than the retry: field asked. */

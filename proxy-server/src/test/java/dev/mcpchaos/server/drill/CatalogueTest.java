@@ -64,9 +64,12 @@ class CatalogueTest {
 
     @Test
     void notBuiltScenariosSaySoAndHaveNoRules() {
-        List<Scenario> notBuilt = Catalogue.all().stream().filter(s -> !s.built()).toList();
-        assertThat(notBuilt).isNotEmpty();
-        for (Scenario s : notBuilt) {
+        assertThat(Catalogue.all().stream().filter(s -> !s.built()).map(Scenario::name))
+                .as("every scenario of the catalogue is built (priming-missing was the last, #37)").isEmpty();
+        // The catalogue can still list one: it says why, and has no rules to run.
+        Scenario unbuilt = new Scenario("x", "f", List.of(), "r", "s", Level.SHOULD, Set.of(TransportKind.HTTP),
+                Set.of(Era.SESSIONS), "not built yet", null, "a reason");
+        for (Scenario s : List.of(unbuilt)) {
             assertThat(s.rules()).as(s.name()).isEmpty();
             assertThat(s.grader()).as(s.name()).isNull();
             assertThat(Catalogue.notBuiltYet(s)).as(s.name()).isNotBlank();

@@ -59,7 +59,7 @@ class SseScenariosTest {
     void theScenariosAreNotExercisedWhenTheirFaultNeverFired() {
         add(0, C2S, MessageKind.REQUEST, 1L, "tools/list", null, null, true);
         add(5, S2C, MessageKind.RESPONSE, 1L, "tools/list", null, null, true);
-        for (String name : List.of("sse-resume", "retry-field", "get-stream-dropped")) {
+        for (String name : List.of("sse-resume", "priming-missing", "retry-field", "get-stream-dropped")) {
             assertThat(grade(name).outcome()).as(name).isEqualTo(Outcome.NOT_EXERCISED);
         }
     }
@@ -133,11 +133,69 @@ class SseScenariosTest {
         assertThat(pass.reason()).contains("Last-Event-ID: 0-1").contains("as #4");
     }
 
+    /** A tools/call of slow whose first progress lost its priming event (id 3-0) and was cut. */
+    private void callWithoutPriming() {
+        callWithProgress("priming-missing/priming_drop/removed the priming event before it (id 3-0)");
+        int last = entries.size() - 1;
+        entries.set(last, entries.get(last).withFault(
+                new JournalEntry.FaultAction("priming-missing-cut", "disconnect", "closed the client's side")));
+    }
+
+    private Grader.Finding gradeWithExit(String scenario, Integer exit) {
+        Scenario s = scenario(scenario);
+        return s.grader().grade(new Grader.Run(new JournalSnapshot(entries, 1000, 0, entries.size() + 1),
+                s.ruleNames(), exit));
+    }
+
     @Test
-    void primingMissingIsNotBuiltAndSaysWhy() {
+    void primingMissingIsBuiltWithBothRulesOnTheFirstProgress() {
         Scenario s = scenario("priming-missing");
-        assertThat(s.built()).isFalse();
-        assertThat(s.notBuilt()).contains("journal does not record it");
+        assertThat(s.built()).isTrue();
+        assertThat(s.ruleNames()).containsExactly("priming-missing", "priming-missing-cut");
+    }
+
+    @Test
+    void primingMissingPassesWhenALaterRequestWasAnswered() {
+        callWithoutPriming();
+        add(4100, C2S, MessageKind.REQUEST, 3L, "tools/call", null, null, true);
+        add(4110, S2C, MessageKind.RESPONSE, 3L, "tools/call", null, null, true);
+        Grader.Finding pass = grade("priming-missing");
+        assertThat(pass.outcome()).isEqualTo(Outcome.PASS);
+        assertThat(pass.reason()).contains("cut at #2").contains("sent #3 (tools/call) 4.040s later")
+                .contains("answer #4");
+    }
+
+    @Test
+    void primingMissingFailsWhenTheClientHungToTheTimeout() {
+        callWithoutPriming();
+        Grader.Finding fail = gradeWithExit("priming-missing", null);
+        assertThat(fail.outcome()).isEqualTo(Outcome.FAIL);
+        assertThat(fail.reason()).contains("it hung").contains("was stopped at the timeout");
+        assertThat(gradeWithExit("priming-missing", 1).outcome()).as("it ended on its own").isEqualTo(Outcome.PASS);
+    }
+
+    @Test
+    void primingMissingFailsAResumptionWithTheIdItNeverGot() {
+        callWithoutPriming();
+        add(300, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", "3-0", null, true);
+        add(4100, C2S, MessageKind.REQUEST, 3L, "tools/call", null, null, true);
+        add(4110, S2C, MessageKind.RESPONSE, 3L, "tools/call", null, null, true);
+        Grader.Finding fail = grade("priming-missing");
+        assertThat(fail.outcome()).isEqualTo(Outcome.FAIL);
+        assertThat(fail.reason()).contains("resumed with Last-Event-ID: 3-0, an id it never received");
+    }
+
+    @Test
+    void primingMissingIsNotExercisedWithoutTheCutOrThePrimingRemoved() {
+        callWithProgress("priming-missing-cut/disconnect/closed the client's side");
+        assertThat(grade("priming-missing").outcome()).as("cut, but no priming event removed")
+                .isEqualTo(Outcome.NOT_EXERCISED);
+        entries.clear();
+        add(0, C2S, MessageKind.REQUEST, 2L, "tools/call", null, null, true);
+        add(60, S2C, MessageKind.NOTIFICATION, null, "notifications/progress", null,
+                "priming-missing/priming_drop/removed the priming event before it (id 3-0)", true);
+        assertThat(grade("priming-missing").outcome()).as("removed, but the stream not cut")
+                .isEqualTo(Outcome.NOT_EXERCISED);
     }
 
     @Test

@@ -635,6 +635,20 @@ class FaultMatrixTest {
             };
         });
 
+        // The priming event (an id, empty data) before a stream's first message is removed; the
+        // message keeps its id. Only a stream's first message had one before it.
+        row("priming_drop", "", s -> {
+            Expect e = Expect.of(s).injects("priming_drop", "removed the priming event before it \\(id [tg]-0\\)");
+            return switch (s) {
+                case STDIO_CLIENT_REQUEST, STDIO_SERVER_RESPONSE, STDIO_SERVER_NOTIFICATION, STDIO_SERVER_REQUEST ->
+                        Expect.refused(s, String.format(HTTP_ONLY, "priming_drop"));
+                case HTTP_POST_REQUEST, HTTP_JSON_ANSWER, HTTP_SESSIONLESS_POST -> Expect.of(s).noOp("priming_drop", "removed");
+                case HTTP_SSE_FINAL -> e.answer("target", sse(CLEAN, ev("t-1", T_RESULT)));
+                case HTTP_SSE_MID -> e.answer("target", sse(CLEAN, ev("t-1", PROGRESS), ev("t-2", T_RESULT)));
+                case HTTP_GET_EVENT -> e.answer("get", sse(CLEAN, ev("g-1", NOTE_T), ev("g-2", NOTE_W)));
+            };
+        });
+
         row("crash", "", s -> {
             Expect e = Expect.of(s).injects("crash", "sent SIGKILL to the server").exit(137);
             return switch (s) {

@@ -12,8 +12,15 @@ package dev.mcpchaos.core.codec.sse;
  * @param retry the {@code retry} field in milliseconds, written before the others; null for none.
  *              An original event's own {@code retry} is not kept here: the fault {@code sse_retry}
  *              sets it, and a rewrite of an original event otherwise drops it, as before
+ * @param leading the raw bytes of the message-less events with an id (priming events) the
+ *                transport held back before this event, the stream's first message, written
+ *                before it; null for none. Held only while an interceptor
+ *                {@link dev.mcpchaos.core.intercept.FrameInterceptor#holdsLeadingEvents asks for
+ *                them}, so that a fault ({@code priming_drop}) can remove them with
+ *                {@link #withoutLeading()}. A copy (a few bytes): a frame's release does not
+ *                reach its framing
  */
-public record SseFields(String eventType, String id, Long retry) {
+public record SseFields(String eventType, String id, Long retry, byte[] leading) {
 
     public SseFields {
         if (retry != null && retry < 0) {
@@ -21,9 +28,14 @@ public record SseFields(String eventType, String id, Long retry) {
         }
     }
 
-    /** Fields without a {@code retry}. */
+    /** Fields without held events. */
+    public SseFields(String eventType, String id, Long retry) {
+        this(eventType, id, retry, null);
+    }
+
+    /** Fields without a {@code retry} or held events. */
     public SseFields(String eventType, String id) {
-        this(eventType, id, null);
+        this(eventType, id, null, null);
     }
 
     /** The fields of {@code event} worth keeping, or null when it has neither an id nor an event type. */
@@ -43,6 +55,25 @@ public record SseFields(String eventType, String id, Long retry) {
      */
     public static SseFields withRetry(Object framing, long retryMillis) {
         SseFields fields = framing instanceof SseFields f ? f : new SseFields(null, null);
-        return new SseFields(fields.eventType, fields.id, retryMillis);
+        return new SseFields(fields.eventType, fields.id, retryMillis, fields.leading);
+    }
+
+    /**
+     * The framing of a frame ({@code framing}: null or fields) with {@code leading} held before
+     * it: for the transport, which holds a stream's priming events back until its first message.
+     */
+    public static SseFields withLeading(Object framing, byte[] leading) {
+        SseFields fields = framing instanceof SseFields f ? f : new SseFields(null, null);
+        return new SseFields(fields.eventType, fields.id, fields.retry, leading);
+    }
+
+    /** These fields without the events held before the message: what a fault that removes them sets. */
+    public SseFields withoutLeading() {
+        return new SseFields(eventType, id, retry, null);
+    }
+
+    /** Whether events were held before the message (see {@link #leading()}). */
+    public boolean hasLeading() {
+        return leading != null && leading.length > 0;
     }
 }

@@ -7,6 +7,7 @@ import dev.mcpchaos.core.codec.sse.SseFrameDecoder;
 import dev.mcpchaos.core.codec.sse.SseFramer;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
+import dev.mcpchaos.core.frame.MessageKind;
 import dev.mcpchaos.core.intercept.InterceptorChain;
 import dev.mcpchaos.core.observe.TransportObserver;
 import dev.mcpchaos.core.transport.TransportKind;
@@ -37,6 +38,13 @@ import java.util.List;
  *       may be in the chain's hands, and raw bytes must not overtake them).</li>
  * </ol>
  * What goes to the client between two flushes is written as one HTTP chunk.
+ *
+ * <p>While framed, and only while an interceptor
+ * {@link InterceptorChain#holdsLeadingEvents() holds leading events} (a {@code priming_drop}
+ * rule), the message-less events with an id before the stream's first message (the priming
+ * events of 2025-11-25) are held back and go with that message, in its
+ * {@link SseFields#leading() framing}, written just before it unless a fault took them out. Without
+ * such an interceptor every event passes the chain as it comes, as before.
  */
 final class SseResponseBody implements ResponseBody {
 
@@ -57,6 +65,12 @@ final class SseResponseBody implements ResponseBody {
      * a write promise) per read or per event.
      */
     private CompositeByteBuf queued;
+    /** The stream's first message has passed (or been handed its leading events): nothing more is held. */
+    private boolean pastLeading;
+    /** The leading message-less events held for the first message; null while none are. */
+    private List<Frame> heldLeading;
+    /** The held leading events were written (once: a copy of the first message carries them too). */
+    private boolean leadingWritten;
 
     SseResponseBody(ResponseOutput out) {
         this.out = out;
@@ -154,9 +168,66 @@ final class SseResponseBody implements ResponseBody {
         if (last) {
             framer.finish(frames::add);
         }
+        if (!pastLeading) {
+            frames = holdLeading(frames, last);
+        }
         if (!frames.isEmpty()) {
             out.process(frames);
         }
+    }
+
+    /**
+     * Before the stream's first message: takes the message-less events with an id out of
+     * {@code frames} while an interceptor holds them, and hands their bytes to the first message
+     * (a copy in its framing: they are a few bytes, and a frame's release does not reach its
+     * framing). At the stream's end without a message, what was held goes as it came.
+     */
+    private List<Frame> holdLeading(List<Frame> frames, boolean last) {
+        List<Frame> passing = new ArrayList<>(frames.size());
+        for (Frame frame : frames) {
+            if (pastLeading) {
+                passing.add(frame);
+            } else if (frame.envelope().kind() != MessageKind.BLANK) {
+                pastLeading = true;
+                if (heldLeading != null) {
+                    frame.framing(SseFields.withLeading(frame.framing(), takeHeld()));
+                }
+                passing.add(frame);
+            } else if (frame.framing() instanceof SseFields fields && fields.id() != null
+                    && (heldLeading != null || out.chain().holdsLeadingEvents())) {
+                if (heldLeading == null) {
+                    heldLeading = new ArrayList<>(1);
+                }
+                heldLeading.add(frame);
+            } else {
+                passing.add(frame);
+            }
+        }
+        if (last && heldLeading != null) {
+            passing.addAll(0, heldLeading);
+            heldLeading = null;
+        }
+        return passing;
+    }
+
+    /** The held events' bytes, in order; releases their frames. */
+    private byte[] takeHeld() {
+        List<Frame> held = heldLeading;
+        heldLeading = null;
+        int size = 0;
+        for (Frame frame : held) {
+            size += frame.wire().readableBytes();
+        }
+        byte[] bytes = new byte[size];
+        int at = 0;
+        for (Frame frame : held) {
+            ByteBuf wire = frame.wire();
+            int n = wire.readableBytes();
+            wire.getBytes(wire.readerIndex(), bytes, at, n);
+            at += n;
+            frame.release();
+        }
+        return bytes;
     }
 
     private SseFrameDecoder newDecoder() {
@@ -245,6 +316,10 @@ final class SseResponseBody implements ResponseBody {
     @Override
     public void deliver(Frame frame) {
         ByteBuf event = frame.isOriginal() ? frame.wire().retainedSlice() : encode(frame);
+        if (frame.framing() instanceof SseFields fields && fields.hasLeading() && !leadingWritten) {
+            leadingWritten = true; // the leading events first, as they came before the message
+            event = out.alloc().compositeBuffer(2).addComponents(true, Unpooled.wrappedBuffer(fields.leading()), event);
+        }
         frame.release();
         queue(event);
     }
@@ -303,6 +378,10 @@ final class SseResponseBody implements ResponseBody {
         if (queued != null) {
             queued.release();
             queued = null;
+        }
+        if (heldLeading != null) {
+            heldLeading.forEach(Frame::release);
+            heldLeading = null;
         }
     }
 }

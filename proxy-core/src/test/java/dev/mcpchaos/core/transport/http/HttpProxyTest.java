@@ -150,6 +150,16 @@ class HttpProxyTest {
             out.write(("id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n")
                     .getBytes(StandardCharsets.UTF_8));
             exchange.close();
+        } else if (body.contains("\"primed/")) {
+            // A priming event (an id, empty data), then a message or nothing.
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            out.write(PRIMING.getBytes(StandardCharsets.UTF_8));
+            if (body.contains("\"primed/message\"")) {
+                out.write(PRIMED_MESSAGE.getBytes(StandardCharsets.UTF_8));
+            }
+            exchange.close();
         } else if (body.contains("\"close/after\"")) {
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.getResponseHeaders().set("Connection", "close");
@@ -404,6 +414,49 @@ class HttpProxyTest {
                 .POST(HttpRequest.BodyPublishers.ofString(
                         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\"}}"))
                 .build();
+    }
+
+    private static final String PRIMING = "id: p0\ndata: \n\n";
+    private static final String PRIMED_MESSAGE = "id: p1\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n";
+
+    /** An interceptor that holds leading events (as a priming_drop rule does) and notes each frame's kind and held bytes. */
+    private FrameInterceptor holdingLeadingEvents(List<String> seen) {
+        return new FrameInterceptor() {
+            @Override
+            public void onFrame(InterceptorContext ctx, Frame frame) {
+                if (frame.direction() == Direction.SERVER_TO_CLIENT) {
+                    byte[] leading = frame.framing() instanceof dev.mcpchaos.core.codec.sse.SseFields f ? f.leading()
+                            : null;
+                    seen.add(frame.envelope().kind() + (leading == null ? ""
+                            : " after " + new String(leading, StandardCharsets.UTF_8).strip()));
+                }
+                ctx.forward(frame);
+            }
+
+            @Override
+            public boolean holdsLeadingEvents(TransportKind transport) {
+                return true;
+            }
+        };
+    }
+
+    @Test
+    void heldPrimingEventsGoWithTheFirstMessageAndReachTheClientAsTheyCame() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().interceptor(holdingLeadingEvents(seen)).start();
+        HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"primed/message\"}");
+        assertThat(response.body()).isEqualTo(PRIMING + PRIMED_MESSAGE);
+        assertThat(seen).as("no frame of its own for the priming event: the message carries it")
+                .containsExactly("RESPONSE after id: p0\ndata:");
+    }
+
+    @Test
+    void heldPrimingEventsOfAStreamWithoutAMessageGoAtItsEnd() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        proxy = proxyBuilder().interceptor(holdingLeadingEvents(seen)).start();
+        HttpResponse<String> response = post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"primed/only\"}");
+        assertThat(response.body()).isEqualTo(PRIMING);
+        assertThat(seen).containsExactly("BLANK");
     }
 
     @Test
