@@ -183,6 +183,17 @@ final class SseResponseBody implements ResponseBody {
      * framing). At the stream's end without a message, what was held goes as it came.
      */
     private List<Frame> holdLeading(List<Frame> frames, boolean last) {
+        if (heldLeading == null && !out.chain().holdsLeadingEvents()) {
+            // Nothing held and nobody asks: the frames pass as they are, no list made per read
+            // (a stream that never carries a message would otherwise pay it on every read).
+            for (Frame frame : frames) {
+                if (frame.envelope().kind() != MessageKind.BLANK) {
+                    pastLeading = true;
+                    break;
+                }
+            }
+            return frames;
+        }
         List<Frame> passing = new ArrayList<>(frames.size());
         for (Frame frame : frames) {
             if (pastLeading) {
@@ -193,8 +204,7 @@ final class SseResponseBody implements ResponseBody {
                     frame.framing(SseFields.withLeading(frame.framing(), takeHeld()));
                 }
                 passing.add(frame);
-            } else if (frame.framing() instanceof SseFields fields && fields.id() != null
-                    && (heldLeading != null || out.chain().holdsLeadingEvents())) {
+            } else if (frame.framing() instanceof SseFields fields && fields.id() != null) {
                 if (heldLeading == null) {
                     heldLeading = new ArrayList<>(1);
                 }
