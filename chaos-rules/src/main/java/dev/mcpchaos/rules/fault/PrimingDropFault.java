@@ -49,9 +49,25 @@ public final class PrimingDropFault extends DeclaredFault {
         }
         List<String> ids = eventIds(fields.leading());
         ctx.detail("removed " + (ids.size() == 1 ? "the priming event" : ids.size() + " priming events")
-                + " before it (id " + String.join(", ", ids) + ")");
+                + " before it" + IDS_OPEN + String.join(IDS_SEPARATOR, ids) + ")");
         frame.framing(fields.withoutLeading());
         ctx.proceed(frame);
+    }
+
+    private static final String IDS_OPEN = " (id ";
+    private static final String IDS_SEPARATOR = ", ";
+
+    /**
+     * The ids of the priming events a {@code priming_drop} removed, read back from the detail it
+     * reported (the journal keeps a fault's detail as text); empty for any other detail. Written
+     * and read here, so the two cannot drift apart.
+     */
+    public static List<String> removedIds(String detail) {
+        int open = detail.lastIndexOf(IDS_OPEN);
+        if (open < 0 || !detail.endsWith(")")) {
+            return List.of();
+        }
+        return List.of(detail.substring(open + IDS_OPEN.length(), detail.length() - 1).split(IDS_SEPARATOR));
     }
 
     /** The {@code id} fields of raw SSE events, in order. */

@@ -176,12 +176,8 @@ final class SseScenarios {
     static Set<String> removedPrimingIds(JournalEntry e) {
         Set<String> ids = new java.util.LinkedHashSet<>();
         for (JournalEntry.FaultAction action : e.faults()) {
-            String detail = action.detail();
-            int open = detail.lastIndexOf("(id ");
-            if (action.fault().equals(PrimingDropFault.TYPE.name()) && open >= 0 && detail.endsWith(")")) {
-                for (String id : detail.substring(open + 4, detail.length() - 1).split(", ")) {
-                    ids.add(id);
-                }
+            if (action.fault().equals(PrimingDropFault.TYPE.name())) {
+                ids.addAll(PrimingDropFault.removedIds(action.detail()));
             }
         }
         return ids;
