@@ -3,6 +3,7 @@ package dev.mcpchaos.rules.journal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -69,6 +70,25 @@ public final class JournalRing implements Journal {
             int i = index(sequence);
             slots[i] = Objects.requireNonNull(change.apply(slots[i]), "changed entry");
             return true;
+        }
+    }
+
+    /**
+     * Changes the newest entry held that {@code match} accepts, looking back from the newest, under
+     * the ring's lock: no snapshot copied to find it, and no entry added between finding and changing.
+     *
+     * @return whether an entry matched
+     */
+    public boolean updateNewest(Predicate<JournalEntry> match, UnaryOperator<JournalEntry> change) {
+        synchronized (this) {
+            for (long s = next - 1; s >= oldest; s--) {
+                int i = index(s);
+                if (match.test(slots[i])) {
+                    slots[i] = Objects.requireNonNull(change.apply(slots[i]), "changed entry");
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -3,6 +3,7 @@ package dev.mcpchaos.rules.journal;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class JournalRingTest {
@@ -36,6 +37,21 @@ class JournalRingTest {
         assertThat(entries.ring().update(3, JournalEntry::withDelivered)).isFalse();
         assertThat(entries.toolCall("s", 4, "t", "{}")).isEqualTo(4);
         assertThat(entries.ring().filter(Messages.toolCall("t"))).extracting(JournalEntry::id).containsExactly(4L);
+    }
+
+    @Test
+    void updateNewestChangesOnlyTheNewestMatchStillHeld() {
+        Entries entries = new Entries(3);
+        entries.toolCall("s", 1, "t", "{}");
+        entries.toolCall("s", 1, "t", "{}");
+        entries.toolCall("s", 1, "t", "{}");
+        entries.toolCall("s", 2, "t", "{}"); // evicts the first
+        assertThat(entries.ring().updateNewest(e -> Long.valueOf(1).equals(e.id()), JournalEntry::withDelivered))
+                .isTrue();
+        assertThat(entries.ring().entries()).extracting(JournalEntry::sequence, JournalEntry::delivered)
+                .containsExactly(tuple(2L, false), tuple(3L, true), tuple(4L, false));
+        assertThat(entries.ring().updateNewest(e -> Long.valueOf(9).equals(e.id()), JournalEntry::withDelivered))
+                .as("no entry matches").isFalse();
     }
 
     @Test

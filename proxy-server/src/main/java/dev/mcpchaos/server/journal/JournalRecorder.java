@@ -16,7 +16,6 @@ import dev.mcpchaos.rules.fault.ForwardingHttpFaultActions;
 import dev.mcpchaos.rules.fault.HttpFaultActions;
 import dev.mcpchaos.rules.journal.JournalEntry;
 import dev.mcpchaos.rules.journal.JournalRing;
-import dev.mcpchaos.rules.journal.JournalSnapshot;
 import dev.mcpchaos.rules.journal.ParamsFingerprint;
 import io.netty.util.concurrent.FastThreadLocal;
 
@@ -136,29 +135,15 @@ public final class JournalRecorder {
     /** Notes on the newest request of this session and id that its client closed its exchange now. */
     private void closedByClient(String sessionId, Object requestId) {
         Duration now = Duration.ofNanos(System.nanoTime() - startNanos);
-        List<JournalEntry> entries = ring.snapshot().entries();
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            JournalEntry e = entries.get(i);
-            if (e.fromClient() && e.kind() == MessageKind.REQUEST && Objects.equals(e.id(), requestId)
-                    && (sessionId == null || sessionId.equals(e.session()))) {
-                ring.update(e.sequence(), entry -> entry.withClientClosed(now));
-                return;
-            }
-        }
+        ring.updateNewest(e -> e.fromClient() && e.kind() == MessageKind.REQUEST && Objects.equals(e.id(), requestId)
+                && (sessionId == null || sessionId.equals(e.session())), entry -> entry.withClientClosed(now));
     }
 
     /** Marks the newest delivered entry of this session, direction, kind, id and method not delivered. */
     private void undeliver(String sessionId, Direction direction, MessageKind kind, Object id, String method) {
-        JournalSnapshot journal = ring.snapshot();
-        List<JournalEntry> entries = journal.entries();
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            JournalEntry e = entries.get(i);
-            if (e.delivered() && e.direction() == direction && e.kind() == kind && Objects.equals(e.id(), id)
-                    && Objects.equals(e.method(), method) && (sessionId == null || sessionId.equals(e.session()))) {
-                ring.update(e.sequence(), JournalEntry::withoutDelivery);
-                return;
-            }
-        }
+        ring.updateNewest(e -> e.delivered() && e.direction() == direction && e.kind() == kind
+                && Objects.equals(e.id(), id) && Objects.equals(e.method(), method)
+                && (sessionId == null || sessionId.equals(e.session())), JournalEntry::withoutDelivery);
     }
 
     /** {@code delegate}, also noting in the journal the HTTP status a fault answers with. */
