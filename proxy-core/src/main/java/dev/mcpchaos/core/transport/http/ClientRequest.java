@@ -186,7 +186,7 @@ final class ClientRequest {
         prepareHeaders(headers);
         // The length as the client sent it, unless a fault changed the body (or there was none).
         if (facts.length != content.readableBytes()) {
-            if (facts.contentLength != null) {
+            if (facts.lengthGiven) {
                 keepClientHeader(HttpHeaderNames.CONTENT_LENGTH, headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
             }
             headers.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());

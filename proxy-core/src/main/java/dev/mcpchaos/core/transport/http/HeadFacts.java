@@ -38,11 +38,11 @@ final class HeadFacts {
     final String sessionId;
     /** The first {@code Content-Type}, or null. */
     final String contentType;
-    /** The first {@code Content-Length} as sent, or null. */
-    final String contentLength;
+    /** Whether the head has a {@code Content-Length}. */
+    final boolean lengthGiven;
     /**
-     * {@link #contentLength} as a number; -1 when there is none or it is no number (Netty's
-     * decoder has refused a malformed one on any head it read).
+     * The first {@code Content-Length} as a number; -1 when there is none or it is no number
+     * (Netty's decoder has refused a malformed one on any head it read).
      */
     final long length;
     /** {@code Connection} as sent when there is exactly one, else null (see {@link #keepAlive}). */
@@ -53,12 +53,12 @@ final class HeadFacts {
     final boolean transferEncoding;
     final HopByHop hopByHop;
 
-    private HeadFacts(String sessionId, String contentType, String contentLength, String connection,
+    private HeadFacts(String sessionId, String contentType, boolean lengthGiven, long length, String connection,
                       int connections, boolean transferEncoding, HopByHop hopByHop) {
         this.sessionId = sessionId;
         this.contentType = contentType;
-        this.contentLength = contentLength;
-        this.length = parseLength(contentLength);
+        this.lengthGiven = lengthGiven;
+        this.length = length;
         this.connection = connection;
         this.connections = connections;
         this.transferEncoding = transferEncoding;
@@ -77,7 +77,7 @@ final class HeadFacts {
                 scan.field(entry.getKey(), entry.getValue());
             }
         }
-        return new HeadFacts(scan.sessionId, scan.contentType, scan.contentLength, scan.connection, scan.connections,
+        return new HeadFacts(scan.sessionId, scan.contentType, scan.lengthGiven, scan.length, scan.connection, scan.connections,
                 scan.transferEncoding, scan.hopByHop);
     }
 
@@ -85,7 +85,8 @@ final class HeadFacts {
     private static final class Scan implements FlatHttpHeaders.FieldVisitor {
         String sessionId;
         String contentType;
-        String contentLength;
+        boolean lengthGiven;
+        long length = -1;
         String connection;
         int connections;
         boolean transferEncoding;
@@ -96,8 +97,9 @@ final class HeadFacts {
             // By length first: most names are none of these, and most lengths rule all out at once.
             switch (name.length()) {
                 case 14:
-                    if (contentLength == null && is(name, HttpHeaderNames.CONTENT_LENGTH)) {
-                        contentLength = value.toString();
+                    if (!lengthGiven && is(name, HttpHeaderNames.CONTENT_LENGTH)) {
+                        lengthGiven = true;
+                        length = parseLength(value);
                     } else if (sessionId == null && is(name, HttpMessages.MCP_SESSION_ID)) {
                         sessionId = value.toString();
                     }
@@ -206,15 +208,36 @@ final class HeadFacts {
         return end - start == option.length() && option.regionMatches(true, 0, value, start, end - start);
     }
 
-    private static long parseLength(String contentLength) {
-        if (contentLength == null) {
+    /**
+     * A length's digits, read where they are (the profile showed a String made and parsed per
+     * head at 1.4 % of an event loop's CPU): blanks around them and one leading sign allowed,
+     * as {@code Long.parseLong} of the trimmed value allowed them; -1 for anything else or a value
+     * past {@code Long.MAX_VALUE}.
+     */
+    static long parseLength(CharSequence value) {
+        int from = 0;
+        int to = value.length();
+        while (from < to && value.charAt(from) <= ' ') {
+            from++;
+        }
+        while (to > from && value.charAt(to - 1) <= ' ') {
+            to--;
+        }
+        boolean negative = from < to && value.charAt(from) == '-';
+        if (from < to && (negative || value.charAt(from) == '+')) {
+            from++;
+        }
+        if (from == to) {
             return -1;
         }
-        try {
-            long length = Long.parseLong(contentLength.trim());
-            return length >= 0 ? length : -1;
-        } catch (NumberFormatException e) {
-            return -1;
+        long length = 0;
+        for (int i = from; i < to; i++) {
+            int digit = value.charAt(i) - '0';
+            if (digit < 0 || digit > 9 || length > (Long.MAX_VALUE - digit) / 10) {
+                return -1;
+            }
+            length = length * 10 + digit;
         }
+        return negative && length != 0 ? -1 : length; // "-0" was 0
     }
 }

@@ -147,7 +147,7 @@ final class UpstreamResponse {
         facts = read;
         headSessionId = read.sessionId;
         declaredLength = read.length;
-        lengthGiven = read.contentLength != null;
+        lengthGiven = read.lengthGiven;
         keepAlive = read.keepAlive(response);
         int code = response.status().code();
         boolean hasBody = !HttpMethod.HEAD.equals(method) && code != 204 && code != 304;

@@ -28,7 +28,7 @@ class HeadFactsTest {
 
         assertThat(facts.sessionId).isEqualTo("s1");
         assertThat(facts.contentType).isEqualTo("application/json");
-        assertThat(facts.contentLength).isEqualTo("42");
+        assertThat(facts.lengthGiven).isTrue();
         assertThat(facts.length).isEqualTo(42);
         assertThat(facts.transferEncoding).isFalse();
         assertThat(facts.hopByHop).isEqualTo(HeadFacts.HopByHop.NONE);
@@ -40,7 +40,7 @@ class HeadFactsTest {
 
         assertThat(facts.sessionId).isNull();
         assertThat(facts.contentType).isNull();
-        assertThat(facts.contentLength).isNull();
+        assertThat(facts.lengthGiven).isFalse();
         assertThat(facts.length).isEqualTo(-1);
     }
 
@@ -50,6 +50,21 @@ class HeadFactsTest {
                 .isEqualTo(-1);
         assertThat(HeadFacts.of(request(HttpVersion.HTTP_1_1, "Content-Length", "-3").headers()).length)
                 .isEqualTo(-1);
+    }
+
+    @Test
+    void lengthsAreReadAsLongParseLongReadTheTrimmedValue() {
+        for (String value : List.of("0", "42", " 42 ", "\t7", "+5", "007", "9223372036854775807", "9223372036854775808",
+                "99999999999999999999", "", " ", "+", "-0", "-00", "-3", "--1", "4 2", "0x10", "1e3", "+-1")) {
+            long expected;
+            try {
+                expected = Long.parseLong(value.trim());
+                expected = expected >= 0 ? expected : -1; // what the exchange read before
+            } catch (NumberFormatException e) {
+                expected = -1;
+            }
+            assertThat(HeadFacts.parseLength(value)).as("'%s'", value).isEqualTo(expected);
+        }
     }
 
     @Test
@@ -111,7 +126,7 @@ class HeadFactsTest {
         assertThat(facts.hopByHop).isEqualTo(HeadFacts.HopByHop.NONE);
         assertThat(facts.transferEncoding).isFalse();
         assertThat(facts.contentType).isNull();
-        assertThat(facts.contentLength).isNull();
+        assertThat(facts.lengthGiven).isFalse();
         assertThat(facts.sessionId).isNull();
     }
 
@@ -160,7 +175,7 @@ class HeadFactsTest {
     }
 
     private static List<Object> facts(HeadFacts facts, HttpMessage head) {
-        return java.util.Arrays.asList(facts.sessionId, facts.contentType, facts.contentLength, facts.length,
+        return java.util.Arrays.asList(facts.sessionId, facts.contentType, facts.lengthGiven, facts.length,
                 facts.transferEncoding, facts.hopByHop, facts.keepAlive(head));
     }
 
