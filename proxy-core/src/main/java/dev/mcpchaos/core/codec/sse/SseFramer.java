@@ -147,6 +147,8 @@ public final class SseFramer implements AutoCloseable {
      * event makes no object of its own (made on first use per chunk).
      */
     private ByteBuf lentView;
+    /** While lending: the one event object lent, re-pointed at each event (made on first use). */
+    private SseEvent lentEvent;
 
     public SseFramer(ByteBufAllocator alloc) {
         this(DEFAULT_MAX_EVENT_SIZE, alloc);
@@ -254,6 +256,9 @@ public final class SseFramer implements AutoCloseable {
         } finally {
             lending = false;
             lentView = null;
+            if (lentEvent != null) {
+                lentEvent.forget(); // keeps no chunk reachable between loans
+            }
         }
     }
 
@@ -533,8 +538,17 @@ public final class SseFramer implements AutoCloseable {
             joined = dataCopy;
             dataCopy = null;
         }
-        return new SseEvent(raw, joined, dataLines == 1 ? dataOffset : -1, dataLength, lending, type, id,
-                retry >= 0 ? retry : null, sawComment && !sawField);
+        int offset = dataLines == 1 ? dataOffset : -1;
+        Long retryValue = retry >= 0 ? retry : null;
+        boolean commentOnly = sawComment && !sawField;
+        if (lending) {
+            // One event object per framer, re-pointed at each event lent: the listener keeps none.
+            if (lentEvent == null) {
+                lentEvent = SseEvent.forLending();
+            }
+            return lentEvent.set(raw, joined, offset, dataLength, type, id, retryValue, commentOnly);
+        }
+        return new SseEvent(raw, joined, offset, dataLength, false, type, id, retryValue, commentOnly);
     }
 
     /** The chunk is used up: keeps (or, over the limit, counts) the current event's bytes in it. */
