@@ -113,3 +113,5 @@ for size in sorted({k[0] for k in runs}):
         print(f"{size:>10} {label:<18} {eps:>12,.0f} {nbytes / secs / 1e6:>9.1f} {eps / base:>6.3f}   "
               + ", ".join(f"{x[0]:.2f}" for x in r))
 PY
+# The runs share the cores with whatever else runs: the load at the end says whether anything did.
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

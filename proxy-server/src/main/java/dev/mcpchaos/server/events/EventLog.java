@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.mcpchaos.core.frame.Direction;
 import dev.mcpchaos.core.frame.Frame;
 import dev.mcpchaos.core.frame.MessageKind;
-import dev.mcpchaos.core.intercept.FrameInterceptor;
 import dev.mcpchaos.core.intercept.ObservingInterceptor;
 import dev.mcpchaos.core.intercept.InterceptorContext;
 import dev.mcpchaos.core.observe.TransportObserver;
@@ -41,7 +40,8 @@ import java.util.regex.Pattern;
  * the control endpoint serves. Thread-safe: lines are written whole, one at a time, and flushed
  * at once.
  */
-public final class EventLog implements FaultListener, RulesListener, TransportObserver, FrameInterceptor, AutoCloseable {
+public final class EventLog implements FaultListener, RulesListener, TransportObserver, ObservingInterceptor,
+        AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EventLog.class);
     private static final JsonFactory JSON = new JsonFactory();
@@ -86,9 +86,13 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
         });
     }
 
-    /** Watches for messages that are not JSON; forwards every frame untouched. */
+    /**
+     * Watches for messages that are not JSON; {@link #onFrame} forwards every frame untouched. An
+     * observer, so that it does not make a transport pass an SSE stream's every event through the
+     * chain when nothing else acts on them.
+     */
     @Override
-    public void onFrame(InterceptorContext ctx, Frame frame) {
+    public void observe(InterceptorContext ctx, Frame frame) {
         if (frame.envelope().kind() == MessageKind.MALFORMED) {
             write("parse_error", ctx.session().id(), g -> {
                 g.writeStringField("transport", tag(ctx.transport()));
@@ -97,7 +101,6 @@ public final class EventLog implements FaultListener, RulesListener, TransportOb
                 g.writeStringField("reason", redact(frame.envelope().malformedReason()));
             });
         }
-        ctx.forward(frame);
     }
 
     @Override

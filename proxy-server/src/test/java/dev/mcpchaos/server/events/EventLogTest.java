@@ -2,6 +2,8 @@ package dev.mcpchaos.server.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mcpchaos.core.frame.Direction;
+import dev.mcpchaos.core.transport.TransportKind;
 import dev.mcpchaos.rules.RuleSet;
 import dev.mcpchaos.server.McpChaosProxy;
 import org.junit.jupiter.api.Test;
@@ -117,5 +119,20 @@ class EventLogTest {
     void parserReasonsLoseTheQuotedPiecesOfTheMessage() {
         assertThat(EventLog.redact("Unrecognized token 'sk-abc': was expecting (JSON String or token 'null')"))
                 .isEqualTo("Unrecognized token '…': was expecting (JSON String or token '…')");
+    }
+
+    /**
+     * The event log only observes (it counts nothing and changes nothing): without that promise a
+     * transport passes an SSE stream's every event through the chain when nothing else acts on
+     * them, as it did after #35 (the relay with metrics on at 0.4 of the unframed one).
+     */
+    @Test
+    void onlyObservesOnEveryTransportAndDirection() {
+        EventLog events = new EventLog(null, false, null);
+        for (TransportKind transport : TransportKind.values()) {
+            for (Direction direction : Direction.values()) {
+                assertThat(events.onlyObserves(transport, direction)).as(transport + " " + direction).isTrue();
+            }
+        }
     }
 }

@@ -42,7 +42,8 @@ import java.util.List;
  * {@code EnvelopeSnifferDifferentialTest} checks the contract on generated and mutated messages.
  *
  * <p>One instance per sniffer, not thread-safe. The common path allocates nothing but the
- * envelope (and the id, a {@link Long} or {@link String}).
+ * envelope (and the id, a {@link Long} or {@link String}); a notification like the one before it
+ * not even that.
  */
 final class FastEnvelopeScanner {
 
@@ -91,6 +92,11 @@ final class FastEnvelopeScanner {
     private boolean nonAscii;
     // Set by opened and nextValue: the container's closer was reached (they return the position past it).
     private boolean closed;
+    // The last notification's envelope and the texts it was made of (see capturedObject).
+    private Envelope lastNotification;
+    private String lastMethod;
+    private String lastJsonrpc;
+    private String lastParamsName;
     // Set by captureString and captureId; meaningless after they fail (the whole scan fails).
     private String capturedText;
     private Object capturedId;
@@ -146,8 +152,28 @@ final class FastEnvelopeScanner {
         return skipWhitespace(p) == limit ? envelope : null;
     }
 
+    /**
+     * The envelope of the object just captured. A notification like the last one (the same
+     * jsonrpc, method and tool texts, which the text cache hands out as the same strings) gets the
+     * last one's envelope again: envelopes are immutable, a notification's says nothing but those
+     * three, and a stream of progress or log notifications then makes no envelope per message.
+     * Anything with an id gets its own.
+     */
     private Envelope capturedObject() {
-        return members.envelope();
+        EnvelopeMembers m = members;
+        if (m.method == null || m.hasId) {
+            return m.envelope();
+        }
+        Envelope last = lastNotification;
+        if (last != null && m.method == lastMethod && m.jsonrpc == lastJsonrpc && m.paramsName == lastParamsName) {
+            return last;
+        }
+        last = m.envelope();
+        lastNotification = last;
+        lastMethod = m.method;
+        lastJsonrpc = m.jsonrpc;
+        lastParamsName = m.paramsName;
+        return last;
     }
 
     /** A root array: one envelope per element, objects captured, everything else "other". */

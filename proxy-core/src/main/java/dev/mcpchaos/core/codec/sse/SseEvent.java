@@ -38,20 +38,22 @@ public final class SseEvent extends AbstractReferenceCounted {
     /** The request header a client resumes a stream with, naming the last event id it got (WHATWG HTML). */
     public static final String LAST_EVENT_ID_HEADER = "Last-Event-ID";
 
-    private final ByteBuf raw;
+    // Not final: the framer lends one event object per stream, re-pointed at each event in turn
+    // (see lent()), so that lending an event allocates nothing.
+    private ByteBuf raw;
     /** The joined data of several {@code data} lines, a buffer of the event's own; else null. */
-    private final ByteBuf joined;
+    private ByteBuf joined;
     /** Where the value of a single {@code data} line starts in {@link #raw}, after its reader index; else -1. */
-    private final int dataOffset;
-    private final int dataLength;
+    private int dataOffset;
+    private int dataLength;
     /** The view of a single data line, made on first use; or {@link #joined}. */
     private ByteBuf data;
     /** Lent by the framer (see {@link SseFramer#lend}): what it holds is released by the framer, not by the event. */
     private final boolean lent;
-    private final String eventType;
-    private final String id;
-    private final Long retry;
-    private final boolean commentOnly;
+    private String eventType;
+    private String id;
+    private Long retry;
+    private boolean commentOnly;
     /** The data's bytes in an array, while the framer's listener runs; see {@link #dataArray()}. */
     private byte[] dataArray;
     private int dataArrayOffset;
@@ -68,22 +70,51 @@ public final class SseEvent extends AbstractReferenceCounted {
      */
     SseEvent(ByteBuf raw, ByteBuf joined, int dataOffset, int dataLength, boolean lent, String eventType, String id,
              Long retry, boolean commentOnly) {
+        this.lent = lent;
+        set(raw, joined, dataOffset, dataLength, eventType, id, retry, commentOnly);
+    }
+
+    /** A lent event to be {@link #set} before each loan: the framer's one per stream. */
+    static SseEvent forLending() {
+        return new SseEvent(true);
+    }
+
+    private SseEvent(boolean lent) {
+        this.lent = lent;
+    }
+
+    /**
+     * Points the event at the next one, as the constructor takes it; for a lent event only, whose
+     * previous loan is over (the listener kept nothing of it).
+     */
+    SseEvent set(ByteBuf raw, ByteBuf joined, int dataOffset, int dataLength, String eventType, String id,
+                 Long retry, boolean commentOnly) {
         this.raw = Objects.requireNonNull(raw, "raw");
         this.joined = joined;
         this.dataOffset = joined != null ? -1 : dataOffset;
         this.dataLength = joined != null ? joined.readableBytes() : dataLength;
         this.data = joined;
-        this.lent = lent;
         this.eventType = eventType;
         this.id = id;
         this.retry = retry;
         this.commentOnly = commentOnly;
+        this.dataArray = null;
+        this.dataArrayOffset = 0;
+        return this;
     }
 
     /** Set by the framer: the data (one line of it) is also {@code array[offset, offset + data length)}. */
     void dataArray(byte[] array, int offset) {
         this.dataArray = array;
         this.dataArrayOffset = offset;
+    }
+
+    /** A lent event between loans: refers to no buffer or array. */
+    void forget() {
+        raw = null;
+        joined = null;
+        data = null;
+        dataArray = null;
     }
 
     /**

@@ -48,6 +48,32 @@ class EnvelopeSnifferTest {
         assertThat(envelope.malformedReason()).isNull();
     }
 
+    /**
+     * A notification like the one before it gets that one's envelope again (no envelope made per
+     * message of a stream of log or progress notifications); one that differs in any text, and
+     * anything with an id, gets its own, equal to what a fresh sniffer makes.
+     */
+    @Test
+    void aNotificationLikeTheLastSharesItsEnvelope() {
+        EnvelopeSniffer sniffer = new EnvelopeSniffer();
+        byte[] log = bytes("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"a\"}}");
+        byte[] otherLog = bytes("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"bb\"}}");
+        byte[] progress = bytes("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}");
+        byte[] named = bytes("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"name\":\"x\"}}");
+        byte[] request = bytes("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"notifications/message\"}");
+        Envelope first = sniffer.sniff(log, 0, log.length);
+        assertThat(sniffer.sniff(otherLog, 0, otherLog.length)).isSameAs(first);
+        Envelope other = sniffer.sniff(progress, 0, progress.length);
+        assertThat(other).isNotSameAs(first).isEqualTo(new EnvelopeSniffer().sniff(progress, 0, progress.length));
+        Envelope withName = sniffer.sniff(named, 0, named.length);
+        assertThat(withName.paramsName()).isEqualTo("x");
+        assertThat(withName).isEqualTo(Envelope.ofObject("2.0", false, null, "notifications/message", "x", false, false));
+        Envelope first2 = sniffer.sniff(request, 0, request.length);
+        assertThat(sniffer.sniff(request, 0, request.length)).isNotSameAs(first2).isEqualTo(first2);
+        assertThat(sniffer.sniff(log, 0, log.length)).isEqualTo(first)
+                .isEqualTo(Envelope.ofObject("2.0", false, null, "notifications/message", null, false, false));
+    }
+
     @Test
     void notification() {
         Envelope envelope = sniff("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
