@@ -27,8 +27,7 @@ final class StartUp {
     static final String LEAK_DETECTION_LEVEL = "io.netty.leakDetection.level";
     private static final String LEAK_DETECTION_LEVEL_OLD = "io.netty.leakDetectionLevel";
 
-    /** Netty's system properties for the pooled allocator's heap arenas and for its default allocator. */
-    static final String HEAP_ARENAS = "io.netty.allocator.numHeapArenas";
+    /** Netty's system property for its default allocator. */
     static final String ALLOCATOR_TYPE = "io.netty.allocator.type";
 
     private final CountDownLatch loggingReady = new CountDownLatch(1);
@@ -78,25 +77,18 @@ final class StartUp {
     }
 
     /**
-     * For a stdio proxy, unless the properties say otherwise: Netty's pooled allocator with one
-     * heap arena, and that allocator as Netty's default too.
+     * For a stdio proxy, unless {@code -Dio.netty.allocator.type} says otherwise: Netty's default
+     * allocator ({@code ByteBufAllocator.DEFAULT}, which the stdio relay does not use) is the
+     * pooled one the relay uses. Otherwise it is the adaptive one, made by {@code ByteBufUtil}'s
+     * class initialization the first time the relay looks for a line's end in a buffer: 10 ms of
+     * CPU on the reader of the client's first message.
      *
-     * <p>Each arena makes its first chunk (4 MiB, zeroed by the interpreter page by page) when a
-     * thread first allocates from it, and each new thread takes the least used arena: with the
-     * default four arenas the warm-up thread, then each of the two pipe readers made a chunk of
-     * their own, 15-20 ms of CPU each, the readers' before their first read. With one, the
-     * warm-up thread's chunk, made while the main thread parses, serves the readers. A stdio
-     * proxy has two readers allocating, each read at most 64 KiB.
-     *
-     * <p>Netty's default allocator ({@code ByteBufAllocator.DEFAULT}, which the stdio relay does
-     * not use) is otherwise the adaptive one, made by {@code ByteBufUtil}'s class initialization
-     * the first time the relay looks for a line's end in a buffer: 10 ms of CPU on the reader of
-     * the client's first message. As the pooled one it is the allocator already made.
+     * <p>Not one heap arena, though that spares each pipe reader a 4 MiB chunk of its own (an
+     * arena's first chunk, zeroed by the interpreter, 15-20 ms of CPU before a reader's first
+     * read): with both directions on one arena, 1 MiB messages both ways were relayed about 8 %
+     * slower (bench/stdio-throughput.sh's "both" case, alternated runs).
      */
     private static void stdioAllocator() {
-        if (System.getProperty(HEAP_ARENAS) == null) {
-            System.setProperty(HEAP_ARENAS, "1");
-        }
         if (System.getProperty(ALLOCATOR_TYPE) == null) {
             System.setProperty(ALLOCATOR_TYPE, "pooled");
         }

@@ -18,7 +18,7 @@ class StartUpTest {
 
     private static final String OLD_NAME = "io.netty.leakDetectionLevel";
     private static final String[] PROPERTIES = {StartUp.LEAK_DETECTION_LEVEL, OLD_NAME, "io.netty.jfr.enabled",
-        StartUp.HEAP_ARENAS, StartUp.ALLOCATOR_TYPE};
+        StartUp.ALLOCATOR_TYPE};
 
     private final Map<String, String> before = new HashMap<>();
 
@@ -65,10 +65,9 @@ class StartUpTest {
     // setNettyProperties, not begin: begin("stdio") would start the warm-up thread, which
     // initializes this JVM's Netty with the properties under test (and its leak detection off).
     @Test
-    void aStdioProxyGetsOneHeapArenaAndThePooledAllocatorAsNettysDefault() {
+    void aStdioProxyGetsThePooledAllocatorAsNettysDefault() {
         StartUp.setNettyProperties(new String[] {"stdio", "--quiet", "--", "cat"});
 
-        assertThat(System.getProperty(StartUp.HEAP_ARENAS)).isEqualTo("1");
         assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isEqualTo("pooled");
         assertThat(System.getProperty(StartUp.LEAK_DETECTION_LEVEL)).isEqualTo("disabled");
     }
@@ -79,18 +78,15 @@ class StartUpTest {
         StartUp.setNettyProperties(new String[] {"replay", "cassette.ndjson"});
         StartUp.setNettyProperties(new String[] {"--", "stdio"});
 
-        assertThat(System.getProperty(StartUp.HEAP_ARENAS)).isNull();
         assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isNull();
     }
 
     @Test
-    void allocatorPropertiesTheUserGaveAreKept() {
-        System.setProperty(StartUp.HEAP_ARENAS, "4");
+    void anAllocatorTypeTheUserGaveIsKept() {
         System.setProperty(StartUp.ALLOCATOR_TYPE, "adaptive");
 
         StartUp.setNettyProperties(new String[] {"stdio", "--", "cat"});
 
-        assertThat(System.getProperty(StartUp.HEAP_ARENAS)).isEqualTo("4");
         assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isEqualTo("adaptive");
     }
 }
