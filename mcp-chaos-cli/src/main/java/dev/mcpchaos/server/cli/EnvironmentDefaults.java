@@ -52,7 +52,16 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
         if (!COMMANDS.contains(command) || longestName.equals("--env")) {
             return null;
         }
-        return PREFIX + longestName.replaceFirst("^-+", "").toUpperCase(Locale.ROOT).replace('-', '_');
+        // A loop and a StringBuilder, not a regular expression and a concatenation: FastStart
+        // calls this on the way to a stdio proxy's spawn whenever an MCP_CHAOS_* variable is set
+        // (MCP_CHAOS_JAVA_OPTS too), and both were compiled or linked there on first use, 5-10 ms.
+        int dashes = 0;
+        while (dashes < longestName.length() && longestName.charAt(dashes) == '-') {
+            dashes++;
+        }
+        return new StringBuilder(PREFIX)
+                .append(longestName.substring(dashes).toUpperCase(Locale.ROOT).replace('-', '_'))
+                .toString();
     }
 
     @Override

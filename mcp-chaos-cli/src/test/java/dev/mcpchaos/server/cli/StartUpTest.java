@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StartUpTest {
 
     private static final String OLD_NAME = "io.netty.leakDetectionLevel";
-    private static final String[] PROPERTIES = {StartUp.LEAK_DETECTION_LEVEL, OLD_NAME, "io.netty.jfr.enabled"};
+    private static final String[] PROPERTIES = {StartUp.LEAK_DETECTION_LEVEL, OLD_NAME, "io.netty.jfr.enabled",
+        StartUp.ALLOCATOR_TYPE};
 
     private final Map<String, String> before = new HashMap<>();
 
@@ -59,5 +60,33 @@ class StartUpTest {
         StartUp.begin(new String[] {"validate", "rules.yaml"}).awaitLogging();
         assertThat(System.getProperty(StartUp.LEAK_DETECTION_LEVEL)).isNull();
         assertThat(System.getProperty(OLD_NAME)).isEqualTo("advanced");
+    }
+
+    // setNettyProperties, not begin: begin("stdio") would start the warm-up thread, which
+    // initializes this JVM's Netty with the properties under test (and its leak detection off).
+    @Test
+    void aStdioProxyGetsThePooledAllocatorAsNettysDefault() {
+        StartUp.setNettyProperties(new String[] {"stdio", "--quiet", "--", "cat"});
+
+        assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isEqualTo("pooled");
+        assertThat(System.getProperty(StartUp.LEAK_DETECTION_LEVEL)).isEqualTo("disabled");
+    }
+
+    @Test
+    void otherCommandsKeepNettysAllocatorDefaults() {
+        StartUp.setNettyProperties(new String[] {"http", "--upstream", "http://127.0.0.1:1/mcp"});
+        StartUp.setNettyProperties(new String[] {"replay", "cassette.ndjson"});
+        StartUp.setNettyProperties(new String[] {"--", "stdio"});
+
+        assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isNull();
+    }
+
+    @Test
+    void anAllocatorTypeTheUserGaveIsKept() {
+        System.setProperty(StartUp.ALLOCATOR_TYPE, "adaptive");
+
+        StartUp.setNettyProperties(new String[] {"stdio", "--", "cat"});
+
+        assertThat(System.getProperty(StartUp.ALLOCATOR_TYPE)).isEqualTo("adaptive");
     }
 }

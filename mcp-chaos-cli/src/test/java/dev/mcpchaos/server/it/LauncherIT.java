@@ -85,6 +85,10 @@ class LauncherIT {
         // entries took 20-50 ms): not for FastStart's table (a class), nor for logging's search for
         // a logback-test.xml (the jar has none), nor for MCP_CHAOS_* variables (EnvironmentDefaults).
         assertThat(second.stderr).doesNotContain("source: file:", "java.util.zip.ZipFile$Source ");
+        // Netty's default allocator is the pooled one the relay uses (StartUp): its adaptive one,
+        // made by ByteBufUtil's class initialization, cost the client's first line 10 ms of CPU.
+        assertThat(second.stderr).contains("io.netty.buffer.ByteBufUtil ")
+                .doesNotContain("io.netty.buffer.AdaptiveByteBufAllocator ");
         try (JarFile opened = new JarFile(jar.toFile())) {
             assertThat(opened.getEntry("logback-test.xml")).isNull();
             assertThat(opened.getEntry("dev/mcpchaos/server/cli/FastStartData.class")).isNotNull();
