@@ -7,14 +7,15 @@
 # and the medians.
 #
 #   bench/cpu-side-by-side.sh "OLD.jar JVM_OPTS..." "NEW.jar JVM_OPTS..."
-#   bench/cpu-side-by-side.sh "A.jar JVM_OPTS..." "A.jar JVM_OPTS... -- --io io_uring"   (options of `http`)
+#   bench/cpu-side-by-side.sh "A.jar JVM_OPTS..." "A.jar JVM_OPTS... -- --io epoll"   (options of `http`)
 #
 # In place of a jar, "floor-raw", "floor-http" or "floor-frame" (then JVM_OPTS...) runs
 # dev.mcpchaos.bench.floor.FloorRelay from benchmarks/target/benchmarks.jar: a Netty relay that
 # copies bytes (raw), decodes and encodes HTTP (http) or frames each message in place (frame),
 # and does nothing else: the floors a JVM proxy on Netty starts from (build the jar with
-# mvn -pl benchmarks -am package -DskipTests). Its transport is epoll unless the JVM options
-# say -Dfloor.io=io_uring (the floor of `-- --io io_uring`).
+# mvn -pl benchmarks -am package -DskipTests). Its transport is the proxy's default (io_uring
+# where this machine allows it, else epoll) unless the JVM options name one, as
+# -Dfloor.io=epoll (the floor of `-- --io epoll`).
 #   ROUNDS=8 DURATION=6s WARMUP=10s; needs nginx-light and wrk (as bench/http-throughput.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

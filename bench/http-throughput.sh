@@ -46,10 +46,11 @@ SIDECAR_CONTROL_PORT=${SIDECAR_CONTROL_PORT:-19186}
 # young generation. G1, which the other rows get here (24 GiB, 2 cores), costs more per request:
 # its write barriers and concurrent work.
 SIDECAR_JVM_OPTS=${SIDECAR_JVM_OPTS:--XX:+UseSerialGC -XX:MaxRAM=256m -XX:MaxRAMPercentage=75 -Xmn64m}
-# The same sidecar on io_uring (--io io_uring, experimental), where this machine allows it: the
-# other rows are on epoll, the default. Each row's transport is printed with it.
-SIDECAR_URING_PROXY_PORT=${SIDECAR_URING_PROXY_PORT:-19187}
-SIDECAR_URING_CONTROL_PORT=${SIDECAR_URING_CONTROL_PORT:-19188}
+# The same sidecar on epoll (--io epoll): what a container whose seccomp profile refuses io_uring
+# runs. The other rows run the default, io_uring where this machine allows it, else epoll (#36).
+# Each row's transport is printed with it, and why io_uring was passed over where it was.
+SIDECAR_EPOLL_PROXY_PORT=${SIDECAR_EPOLL_PROXY_PORT:-19187}
+SIDECAR_EPOLL_CONTROL_PORT=${SIDECAR_EPOLL_CONTROL_PORT:-19188}
 HAPROXY_PORT=${HAPROXY_PORT:-19189}
 
 work="$(mktemp -d)"
@@ -57,7 +58,7 @@ cleanup() {
   [ -n "${proxy_pid:-}" ] && kill "$proxy_pid" 2>/dev/null || true
   [ -n "${metrics_proxy_pid:-}" ] && kill "$metrics_proxy_pid" 2>/dev/null || true
   [ -n "${sidecar_proxy_pid:-}" ] && kill "$sidecar_proxy_pid" 2>/dev/null || true
-  [ -n "${sidecar_uring_proxy_pid:-}" ] && kill "$sidecar_uring_proxy_pid" 2>/dev/null || true
+  [ -n "${sidecar_epoll_proxy_pid:-}" ] && kill "$sidecar_epoll_proxy_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -f "$work/nginx-proxy.pid" ] && kill "$(cat "$work/nginx-proxy.pid")" 2>/dev/null || true
   [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
@@ -92,20 +93,20 @@ java ${MCP_CHAOS_JAVA_OPTS:-} $SIDECAR_JVM_OPTS -Dio.netty.eventLoopThreads="$TH
   --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/sidecar-proxy.log" &
 sidecar_proxy_pid=$!
 # shellcheck disable=SC2086
-java ${MCP_CHAOS_JAVA_OPTS:-} $SIDECAR_JVM_OPTS -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --io io_uring \
-  --control 127.0.0.1:$SIDECAR_URING_CONTROL_PORT --listen 127.0.0.1:$SIDECAR_URING_PROXY_PORT \
-  --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/sidecar-uring-proxy.log" &
-sidecar_uring_proxy_pid=$!
-for log in proxy metrics-proxy sidecar-proxy sidecar-uring-proxy; do
+java ${MCP_CHAOS_JAVA_OPTS:-} $SIDECAR_JVM_OPTS -Dio.netty.eventLoopThreads="$THREADS" -jar "$jar" http --io epoll \
+  --control 127.0.0.1:$SIDECAR_EPOLL_CONTROL_PORT --listen 127.0.0.1:$SIDECAR_EPOLL_PROXY_PORT \
+  --upstream http://127.0.0.1:$UPSTREAM_PORT/mcp 2> "$work/sidecar-epoll-proxy.log" &
+sidecar_epoll_proxy_pid=$!
+for log in proxy metrics-proxy sidecar-proxy sidecar-epoll-proxy; do
   for _ in $(seq 1 100); do
     grep -q "listening on" "$work/$log.log" 2>/dev/null && break
     sleep 0.1
   done
 done
-# Refused here (an old kernel, a seccomp profile): that row is left out, and the reason printed.
-if ! grep -q "listening on" "$work/sidecar-uring-proxy.log"; then
-  echo "sidecar-io_uring: not measured: $(grep -m1 -o 'io transport io_uring is not available[^;]*' "$work/sidecar-uring-proxy.log" || tail -n 1 "$work/sidecar-uring-proxy.log")"
-  sidecar_uring_proxy_pid=""
+# Not Linux (no epoll): that row is left out, and the reason printed.
+if ! grep -q "listening on" "$work/sidecar-epoll-proxy.log"; then
+  echo "sidecar-epoll: not measured: $(grep -m1 -o 'io transport epoll is not available[^;]*' "$work/sidecar-epoll-proxy.log" || tail -n 1 "$work/sidecar-epoll-proxy.log")"
+  sidecar_epoll_proxy_pid=""
 fi
 
 write_tools_call_lua "$work/post.lua"
@@ -136,8 +137,8 @@ run() { # $1 label, $2 url, $3... pids whose CPU time is counted; SCRIPT: the wr
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $CONNECTIONS connections," \
   "$DURATION per case, wrk -t2; $THREADS threads per proxy"
-for log in proxy metrics-proxy sidecar-proxy sidecar-uring-proxy; do
-  echo "$log: $(grep -o 'transport [a-z_]*' "$work/$log.log" | head -n 1)"
+for log in proxy metrics-proxy sidecar-proxy sidecar-epoll-proxy; do
+  echo "$log: transport $(sed -n 's/.*(transport \(.*\)), relaying to .*/\1/p' "$work/$log.log" | head -n 1)"
 done
 nginx_workers=$(pgrep -P "$(cat "$work/nginx-proxy.pid")" | tr '\n' ' ')
 run warmup "http://127.0.0.1:$PROXY_PORT/mcp" > /dev/null
@@ -152,10 +153,10 @@ run mcp-chaos+metrics "http://127.0.0.1:$METRICS_PROXY_PORT/mcp" "$metrics_proxy
 run warmup-sidecar "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" > /dev/null
 wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" > /dev/null
 run sidecar-jvm "http://127.0.0.1:$SIDECAR_PROXY_PORT/mcp" "$sidecar_proxy_pid"
-if [ -n "$sidecar_uring_proxy_pid" ]; then
-  run warmup-sidecar-uring "http://127.0.0.1:$SIDECAR_URING_PROXY_PORT/mcp" > /dev/null
-  wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$SIDECAR_URING_PROXY_PORT/mcp" > /dev/null
-  run sidecar-io_uring "http://127.0.0.1:$SIDECAR_URING_PROXY_PORT/mcp" "$sidecar_uring_proxy_pid"
+if [ -n "$sidecar_epoll_proxy_pid" ]; then
+  run warmup-sidecar-epoll "http://127.0.0.1:$SIDECAR_EPOLL_PROXY_PORT/mcp" > /dev/null
+  wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" -s "$work/post.lua" "http://127.0.0.1:$SIDECAR_EPOLL_PROXY_PORT/mcp" > /dev/null
+  run sidecar-epoll "http://127.0.0.1:$SIDECAR_EPOLL_PROXY_PORT/mcp" "$sidecar_epoll_proxy_pid"
 fi
 # shellcheck disable=SC2086
 run nginx-proxy "http://127.0.0.1:$NGINX_PROXY_PORT/mcp" $nginx_workers
@@ -167,7 +168,7 @@ rps = lambda label: float(open(f"{sys.argv[1]}/{label}.rps").read())
 d, p, m, n = rps("direct"), rps("mcp-chaos"), rps("mcp-chaos+metrics"), rps("nginx-proxy")
 import os
 s = rps("sidecar-jvm")
-u = f"   sidecar-io_uring/nginx-proxy: {rps('sidecar-io_uring') / n:.2f}" if os.path.exists(f"{sys.argv[1]}/sidecar-io_uring.rps") else ""
+u = f"   sidecar-epoll/nginx-proxy: {rps('sidecar-epoll') / n:.2f}" if os.path.exists(f"{sys.argv[1]}/sidecar-epoll.rps") else ""
 u += f"   haproxy/nginx-proxy: {rps('haproxy') / n:.2f}" if os.path.exists(f"{sys.argv[1]}/haproxy.rps") else ""
 print(f"ratio mcp-chaos/direct: {p / d:.2f}   nginx-proxy/direct: {n / d:.2f}   mcp-chaos/nginx-proxy: {p / n:.2f}"
       f"   mcp-chaos+metrics/nginx-proxy: {m / n:.2f}   sidecar-jvm/nginx-proxy: {s / n:.2f}{u}")

@@ -79,8 +79,10 @@ public final class HttpProxyBuilder extends AbstractChaosBuilder<HttpProxyBuilde
     }
 
     /**
-     * How the proxy's sockets talk to the kernel: io_uring (experimental), epoll or NIO. Default
-     * (or null): epoll, else NIO; one that is not available makes {@link #start()} fail, saying why.
+     * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null):
+     * io_uring, else epoll, else NIO ({@link IoTransport#auto()}: where a kernel or a seccomp
+     * profile refuses io_uring, the proxy falls back and its start-up log line says why); one named
+     * here that is not available makes {@link #start()} fail, saying why.
      */
     public HttpProxyBuilder io(IoTransport io) {
         this.io = io;

@@ -6,12 +6,14 @@ import io.netty.channel.socket.SocketChannel;
 
 /**
  * Native epoll where the platform has it, NIO elsewhere: the transport of the proxy's own
- * listeners (control API, operations) and of the benchmarks' peers. The HTTP proxy's data path
- * takes the same by default, or the {@link IoTransport} it is given.
+ * listeners (control API, operations) and of the benchmarks' peers. Not io_uring, which the HTTP
+ * proxy's data path takes by default ({@link IoTransport#auto()}): these carry few requests, so
+ * they would gain nothing from it, and the benchmarks' peers stay what earlier runs measured
+ * against.
  */
 public final class NettyTransports {
 
-    private static final IoTransport TRANSPORT = IoTransport.auto();
+    private static final IoTransport TRANSPORT = IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO;
 
     private NettyTransports() {
     }

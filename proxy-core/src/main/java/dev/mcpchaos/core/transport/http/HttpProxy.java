@@ -104,7 +104,11 @@ public final class HttpProxy implements AutoCloseable {
         this.config = config;
         HttpSettings settings = config.settings;
         this.buffers = new BufferBudget(settings.maxBuffered() > 0 ? settings.maxBuffered() : defaultMaxBuffered());
-        this.io = builder.io != null ? builder.io.requireAvailable() : IoTransport.auto();
+        // The default's note says which transport it took and, where io_uring was refused, why:
+        // logged once below, so that a container whose seccomp profile refuses io_uring says so.
+        IoTransport.Choice choice = builder.io != null
+                ? new IoTransport.Choice(builder.io.requireAvailable(), builder.io.label()) : IoTransport.autoChoice();
+        this.io = choice.transport();
         this.group = io.newEventLoopGroup(settings.ioThreads() > 0 ? settings.ioThreads() : defaultIoThreads(),
                 "mcp-chaos-http");
         // Without an executor of the user's, each session's interceptors run on the event loop of
@@ -140,7 +144,7 @@ public final class HttpProxy implements AutoCloseable {
                     + format(address()) + "): every request would come back to the proxy, each on a new "
                     + "connection, until it runs out of file descriptors (expected: the MCP server's address)");
         }
-        log.info("listening on http://{} (transport {}), relaying to {}", format(address()), io.label(),
+        log.info("listening on http://{} (transport {}), relaying to {}", format(address()), choice.note(),
                 config.upstreamLabel);
     }
 
@@ -482,8 +486,9 @@ public final class HttpProxy implements AutoCloseable {
 
         /**
          * How the proxy's sockets talk to the kernel: io_uring, epoll or NIO. Default (or null):
-         * epoll, else NIO ({@link IoTransport#auto()}). One that is not available makes
-         * {@link #start()} fail, saying why.
+         * io_uring, else epoll, else NIO ({@link IoTransport#auto()}), the choice and, when
+         * io_uring was refused, why, logged when the proxy starts. One named here that is not
+         * available makes {@link #start()} fail, saying why.
          */
         public Builder io(IoTransport io) {
             this.io = io;

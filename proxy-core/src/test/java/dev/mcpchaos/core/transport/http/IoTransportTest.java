@@ -1,5 +1,9 @@
 package dev.mcpchaos.core.transport.http;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import dev.mcpchaos.core.transport.IoTransport;
 import org.junit.jupiter.api.AfterEach;
@@ -8,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,7 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The proxy relays the same way on each I/O transport this machine has: every request arrives
  * upstream once and every answer comes back whole, small and large bodies, on kept-alive
- * connections, several at once; {@code auto} takes epoll, else NIO.
+ * connections, several at once; {@code auto} takes io_uring, else epoll, else NIO, and says why
+ * when it passed io_uring over.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IoTransportTest {
@@ -117,10 +123,55 @@ class IoTransportTest {
     }
 
     @Test
-    void autoTakesEpollElseNioAndIoUringOnlyWhenAsked() {
-        assertThat(IoTransport.auto()).isEqualTo(IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO);
+    void autoTakesTheFirstAvailableOfIoUringEpollAndNio() {
+        IoTransport expected = IoTransport.IO_URING.isAvailable() ? IoTransport.IO_URING
+                : IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO;
+        assertThat(IoTransport.auto()).isEqualTo(expected);
+        assertThat(IoTransport.autoChoice().note()).startsWith(expected.label());
         assertThat(IoTransport.NIO.isAvailable()).isTrue();
         assertThat(IoTransport.NIO.unavailableBecause()).isEmpty();
+    }
+
+    @Test
+    void aTransportNamedThatIsNotAvailableFailsSayingWhy() {
+        for (IoTransport io : IoTransport.values()) {
+            if (io.isAvailable()) {
+                assertThat(io.requireAvailable()).isEqualTo(io);
+            } else {
+                assertThatThrownBy(io::requireAvailable).isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("io transport " + io.label() + " is not available here ("
+                                + io.unavailableBecause().orElseThrow() + ")");
+            }
+        }
+    }
+
+    @Test
+    void theStartUpLineNamesTheDefaultsChoiceOnceAndANamedTransportPlainly() throws Exception {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        Logger proxyLog = (Logger) LoggerFactory.getLogger(HttpProxy.class);
+        Level level = proxyLog.getLevel();
+        // The tests' configuration logs warnings only; this test reads the INFO line, and keeps it off stderr.
+        proxyLog.setLevel(Level.INFO);
+        proxyLog.setAdditive(false);
+        proxyLog.addAppender(logged);
+        logged.start();
+        URI target = URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/mcp");
+        try {
+            proxy = HttpProxy.builder(target).start();
+            assertThat(proxy.ioTransport()).isEqualTo(IoTransport.auto());
+            proxy.close();
+            proxy = HttpProxy.builder(target).io(IoTransport.NIO).start();
+            assertThat(proxy.ioTransport()).isEqualTo(IoTransport.NIO);
+        } finally {
+            proxyLog.detachAppender(logged);
+            proxyLog.setAdditive(true);
+            proxyLog.setLevel(level);
+        }
+        List<String> lines = logged.list.stream().filter(e -> e.getLevel() == Level.INFO)
+                .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("(transport ")).toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).contains("(transport " + IoTransport.autoChoice().note() + "), relaying to");
+        assertThat(lines.get(1)).contains("(transport nio), relaying to");
     }
 
     @Test
