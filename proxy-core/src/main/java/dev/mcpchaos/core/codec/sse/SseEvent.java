@@ -39,7 +39,7 @@ public final class SseEvent extends AbstractReferenceCounted {
     public static final String LAST_EVENT_ID_HEADER = "Last-Event-ID";
 
     // Not final: the framer lends one event object per stream, re-pointed at each event in turn
-    // (see lent()), so that lending an event allocates nothing.
+    // (see isLent()), so that lending an event allocates nothing.
     private ByteBuf raw;
     /** The joined data of several {@code data} lines, a buffer of the event's own; else null. */
     private ByteBuf joined;
@@ -59,28 +59,28 @@ public final class SseEvent extends AbstractReferenceCounted {
     private int dataArrayOffset;
 
     /**
+     * An event handed over to the listener (see {@link #forLending} for one lent).
+     *
      * @param raw the event's bytes, terminating blank line included; ownership passes to the event
-     *            unless it is lent
      * @param joined the data of several {@code data} lines joined, a buffer of its own (ownership
-     *               passes to the event unless it is lent); null for none or one data line
+     *               passes to the event); null for none or one data line
      * @param dataOffset where a single data line's value starts in {@code raw}, after its reader
      *                   index; -1 when there is no data field or {@code joined} holds the data
      * @param dataLength that value's length
-     * @param lent whether the framer lends the event (see {@link SseFramer#lend})
      */
-    SseEvent(ByteBuf raw, ByteBuf joined, int dataOffset, int dataLength, boolean lent, String eventType, String id,
+    SseEvent(ByteBuf raw, ByteBuf joined, int dataOffset, int dataLength, String eventType, String id,
              Long retry, boolean commentOnly) {
-        this.lent = lent;
+        this.lent = false;
         set(raw, joined, dataOffset, dataLength, eventType, id, retry, commentOnly);
     }
 
     /** A lent event to be {@link #set} before each loan: the framer's one per stream. */
     static SseEvent forLending() {
-        return new SseEvent(true);
+        return new SseEvent();
     }
 
-    private SseEvent(boolean lent) {
-        this.lent = lent;
+    private SseEvent() {
+        this.lent = true;
     }
 
     /**

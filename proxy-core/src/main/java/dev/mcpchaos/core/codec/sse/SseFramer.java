@@ -556,7 +556,7 @@ public final class SseFramer implements AutoCloseable {
             }
             return lentEvent.set(raw, joined, offset, dataLength, type, id, retryValue, commentOnly);
         }
-        return new SseEvent(raw, joined, offset, dataLength, false, type, id, retryValue, commentOnly);
+        return new SseEvent(raw, joined, offset, dataLength, type, id, retryValue, commentOnly);
     }
 
     /** The chunk is used up: keeps (or, over the limit, counts) the current event's bytes in it. */
